@@ -1,0 +1,112 @@
+//! Named hardware configurations, defined once here: every command takes
+//! `--config NAME` with one of these names, and the simulation bridge, the
+//! synthesis flow and the host driver all read their parameters from here.
+
+/// One named configuration of the Ditto hardware.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The name used on the command line (`--config NAME`).
+    pub name: &'static str,
+    /// What the configuration is for.
+    pub about: &'static str,
+    /// SHA-1 lanes working in parallel.
+    pub lanes: usize,
+    /// log2 of the words of the FIFO in front of each lane.
+    pub lane_fifo_bits: usize,
+    /// Clock frequency the design is built for, in MHz.
+    pub clock_mhz: u32,
+    /// Baud rate of the board's USB UART link (for boards that have one).
+    pub uart_baud: u32,
+}
+
+impl Config {
+    /// Words of the FIFO in front of each lane.
+    pub fn lane_fifo_words(&self) -> usize {
+        1 << self.lane_fifo_bits
+    }
+    /// Steady-state clock cycles per page of the hasher: the SHA-1 limit of
+    /// 5,200 cycles per page per lane, or the 1,024 cycles a page takes to
+    /// cross the 32-bit input port, whichever is larger.
+    pub fn hasher_cycles_per_page_limit(&self) -> f64 {
+        let lanes_limit = crate::sha1::CYCLES_PER_PAGE as f64 / self.lanes as f64;
+        lanes_limit.max(crate::sha1::PAGE_WORDS as f64)
+    }
+}
+
+/// Declares every configuration once: its `Config` constant and the hardware
+/// types it selects, plus the name-based dispatch used by the tools.
+macro_rules! configurations {
+    ($( $konst:ident, $hasher:ident : {
+        name: $name:literal, about: $about:literal, lanes: $lanes:literal,
+        lane_fifo_bits: $fb:literal, clock_mhz: $mhz:literal, uart_baud: $baud:literal $(,)?
+    } ),+ $(,)?) => {
+        $(
+            #[doc = $about]
+            pub const $konst: Config = Config {
+                name: $name, about: $about, lanes: $lanes, lane_fifo_bits: $fb,
+                clock_mhz: $mhz, uart_baud: $baud,
+            };
+            #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
+            pub type $hasher = crate::sha1::Sha1Hasher<$lanes, $fb, { $fb + 1 }>;
+        )+
+
+        /// Every configuration, in the order they are documented.
+        pub const ALL: &[Config] = &[$($konst),+];
+
+        /// Verilog of the hasher of the configuration `config` (top module `top`).
+        pub fn hasher_verilog(config: &Config) -> String {
+            match config.name {
+                $($name => crate::verilog::top_verilog(<$hasher>::default()),)+
+                other => unreachable!("configuration {other} is declared in ALL"),
+            }
+        }
+    };
+}
+
+configurations! {
+    CU, CuHasher: {
+        name: "cu",
+        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane with a 16-word input FIFO.",
+        lanes: 1, lane_fifo_bits: 4, clock_mhz: 100, uart_baud: 1_000_000,
+    },
+    LARGE, LargeHasher: {
+        name: "large",
+        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO.",
+        lanes: 4, lane_fifo_bits: 10, clock_mhz: 100, uart_baud: 1_000_000,
+    },
+}
+
+/// Errors in choosing a configuration.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("unknown configuration `{name}`; known configurations: {known}")]
+    Unknown { name: String, known: String },
+}
+
+/// Looks a configuration up by its name.
+pub fn by_name(name: &str) -> Result<Config, ConfigError> {
+    ALL.iter().copied().find(|c| c.name == name).ok_or_else(|| ConfigError::Unknown {
+        name: name.to_string(),
+        known: ALL.iter().map(|c| c.name).collect::<Vec<_>>().join(", "),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_types_match_their_parameters() {
+        assert_eq!(CuHasher::LANES, CU.lanes);
+        assert_eq!(CuHasher::LANE_FIFO_WORDS, CU.lane_fifo_words());
+        assert_eq!(LargeHasher::LANES, LARGE.lanes);
+        assert_eq!(LargeHasher::LANE_FIFO_WORDS, LARGE.lane_fifo_words());
+    }
+
+    #[test]
+    fn unknown_config_name_lists_known_ones() {
+        let err = by_name("huge").unwrap_err();
+        assert_eq!(err.to_string(), "unknown configuration `huge`; known configurations: cu, large");
+        assert_eq!(by_name("cu").unwrap(), CU);
+    }
+}

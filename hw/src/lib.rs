@@ -1,0 +1,9 @@
+//! Ditto's hardware, written with RustHDL: the SHA-1 page-hashing pipeline and
+//! the named configurations. Every module here is exported as Verilog (see
+//! [`verilog`]) and that Verilog is what is simulated (under Verilator, by the
+//! `ditto-sim` crate) and synthesized (by Yosys and nextpnr, `ditto-synth`).
+pub mod config;
+pub mod sha1;
+pub mod verilog;
+
+pub use config::{by_name, Config, ALL as CONFIGS};

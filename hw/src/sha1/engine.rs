@@ -1,0 +1,394 @@
+//! `Sha1Engine`: one SHA-1 lane that hashes 4 KiB pages, one round per clock.
+//!
+//! Ports (all synchronous to `clock`):
+//! - `reset` (in, active high, synchronous): drops the page in progress and any
+//!   digest not yet taken; the engine then waits for the first word of a page.
+//! - `word_in` / `word_valid` / `word_ready`: the page stream, 1,024 big-endian
+//!   32-bit words per page (word `i` holds bytes `4i..4i+3`, byte `4i` in bits
+//!   31..24). A word moves when `word_valid && word_ready`. `word_ready` does not
+//!   depend on `word_valid`.
+//! - `digest` / `digest_valid` / `digest_ready`: one 160-bit digest per page, in
+//!   page order, `H0` in bits 159..128 (so the digest's first byte is in bits
+//!   159..152). `digest_valid` stays high until `digest_ready`.
+//!
+//! The padding of the fixed 4,096-byte message (a 65th block: `0x80000000`,
+//! fourteen zero words, then the bit length `0x00008000`) is generated here.
+//!
+//! Timing: a page takes exactly 65 x 80 = 5,200 cycles when words arrive as
+//! they are asked for; blocks and pages follow each other with no idle cycle.
+//! The round's critical path is kept short for the iCE40 at 100 MHz:
+//! - `f` of the next round and `e + K + W` of the next round are registered one
+//!   round early (`f_pre`, `ekw_pre`), so a round is `rotl5(a) + f_pre + ekw_pre`;
+//! - the message schedule runs one round ahead too (`w_sched`);
+//! - the block-end additions `H += (a..e)` are folded into the pipeline:
+//!   `H0` enters through `k_pre` at round 77 (so round 79's sum already includes
+//!   it), `H2..H4` sums are precomputed in round 78 (`pc`, `pd`, `pe`), and only
+//!   `H1 + a` is added in round 79, feeding a two-level mux. The first round of
+//!   the next block therefore starts on the next clock.
+use rust_hdl::prelude::*;
+
+/// SHA-1 initial hash value (FIPS 180-4, 5.3.1).
+pub const SHA1_IV: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+/// SHA-1 round constants for rounds 0-19, 20-39, 40-59, 60-79.
+pub const SHA1_K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6];
+/// Words of a 4 KiB page.
+pub const PAGE_WORDS: usize = 1024;
+/// Bytes of a page.
+pub const PAGE_BYTES: usize = 4096;
+/// Clock cycles one engine spends on a page in steady state (65 blocks x 80 rounds).
+pub const CYCLES_PER_PAGE: u64 = 65 * 80;
+
+#[derive(LogicBlock)]
+pub struct Sha1Engine {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Next word of the page (big-endian bytes).
+    pub word_in: Signal<In, Bits<32>>,
+    /// `word_in` holds a word.
+    pub word_valid: Signal<In, Bit>,
+    /// The engine takes `word_in` on this clock if `word_valid`.
+    pub word_ready: Signal<Out, Bit>,
+    /// Digest of the oldest finished page, `H0` in the top bits.
+    pub digest: Signal<Out, Bits<160>>,
+    /// `digest` holds a digest not yet taken.
+    pub digest_valid: Signal<Out, Bit>,
+    /// The consumer takes `digest` on this clock if `digest_valid`.
+    pub digest_ready: Signal<In, Bit>,
+
+    // Working variables and chaining value.
+    a_reg: DFF<Bits<32>>,
+    b_reg: DFF<Bits<32>>,
+    c_reg: DFF<Bits<32>>,
+    d_reg: DFF<Bits<32>>,
+    e_reg: DFF<Bits<32>>,
+    h0: DFF<Bits<32>>,
+    h1: DFF<Bits<32>>,
+    h2: DFF<Bits<32>>,
+    h3: DFF<Bits<32>>,
+    h4: DFF<Bits<32>>,
+    // Message schedule window: word i in bits 32i+31..32i; word 15 is the newest.
+    window: DFF<Bits<512>>,
+    // Values registered one round ahead (see the module comment).
+    f_pre: DFF<Bits<32>>,
+    ekw_pre: DFF<Bits<32>>,
+    k_pre: DFF<Bits<32>>,
+    w_sched: DFF<Bits<32>>,
+    pc: DFF<Bits<32>>,
+    pd: DFF<Bits<32>>,
+    pe: DFF<Bits<32>>,
+    // Control: round 0..79 within block 0..64 (64 = padding block).
+    round: DFF<Bits<7>>,
+    block: DFF<Bits<7>>,
+    idle: DFF<Bit>,
+    at_round79: DFF<Bit>,
+    at_last_block: DFF<Bit>,
+    fetch: DFF<Bit>,
+    f_sel: DFF<Bits<2>>,
+    // Output holding register.
+    digest_reg: DFF<Bits<160>>,
+    digest_full: DFF<Bit>,
+
+    // Combinational intermediates.
+    round_sum: Signal<Local, Bits<32>>,
+    h1_plus_a: Signal<Local, Bits<32>>,
+    w_next: Signal<Local, Bits<32>>,
+    b_rotl30: Signal<Local, Bits<32>>,
+    f_next: Signal<Local, Bits<32>>,
+    ch_next_block: Signal<Local, Bits<32>>,
+    e_next: Signal<Local, Bits<32>>,
+    page_end: Signal<Local, Bit>,
+    page_or_idle_end: Signal<Local, Bit>,
+    digest_stall: Signal<Local, Bit>,
+    take_word: Signal<Local, Bit>,
+    advance: Signal<Local, Bit>,
+    go_idle: Signal<Local, Bit>,
+
+    iv0: Constant<Bits<32>>,
+    iv1: Constant<Bits<32>>,
+    iv2: Constant<Bits<32>>,
+    iv3: Constant<Bits<32>>,
+    iv4: Constant<Bits<32>>,
+    k0: Constant<Bits<32>>,
+    k1: Constant<Bits<32>>,
+    k2: Constant<Bits<32>>,
+    k3: Constant<Bits<32>>,
+    ch_iv: Constant<Bits<32>>,
+    pad_first: Constant<Bits<32>>,
+    pad_last: Constant<Bits<32>>,
+}
+
+impl Default for Sha1Engine {
+    fn default() -> Self {
+        let iv = SHA1_IV;
+        let ch_iv = (iv[1] & iv[2]) | (!iv[1] & iv[3]);
+        let c32 = |x: u32| Constant::new(bits::<32>(x as u64));
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            word_in: Default::default(),
+            word_valid: Default::default(),
+            word_ready: Default::default(),
+            digest: Default::default(),
+            digest_valid: Default::default(),
+            digest_ready: Default::default(),
+            a_reg: DFF::default(),
+            b_reg: DFF::default(),
+            c_reg: DFF::default(),
+            d_reg: DFF::default(),
+            e_reg: DFF::default(),
+            h0: DFF::default(),
+            h1: DFF::default(),
+            h2: DFF::default(),
+            h3: DFF::default(),
+            h4: DFF::default(),
+            window: DFF::default(),
+            f_pre: DFF::default(),
+            ekw_pre: DFF::default(),
+            k_pre: DFF::default(),
+            w_sched: DFF::default(),
+            pc: DFF::default(),
+            pd: DFF::default(),
+            pe: DFF::default(),
+            round: DFF::default(),
+            block: DFF::default(),
+            idle: DFF::default(),
+            at_round79: DFF::default(),
+            at_last_block: DFF::default(),
+            fetch: DFF::default(),
+            f_sel: DFF::default(),
+            digest_reg: DFF::default(),
+            digest_full: DFF::default(),
+            round_sum: Default::default(),
+            h1_plus_a: Default::default(),
+            w_next: Default::default(),
+            b_rotl30: Default::default(),
+            f_next: Default::default(),
+            ch_next_block: Default::default(),
+            e_next: Default::default(),
+            page_end: Default::default(),
+            page_or_idle_end: Default::default(),
+            digest_stall: Default::default(),
+            take_word: Default::default(),
+            advance: Default::default(),
+            go_idle: Default::default(),
+            iv0: c32(iv[0]),
+            iv1: c32(iv[1]),
+            iv2: c32(iv[2]),
+            iv3: c32(iv[3]),
+            iv4: c32(iv[4]),
+            k0: c32(SHA1_K[0]),
+            k1: c32(SHA1_K[1]),
+            k2: c32(SHA1_K[2]),
+            k3: c32(SHA1_K[3]),
+            ch_iv: c32(ch_iv),
+            pad_first: c32(0x8000_0000),
+            pad_last: c32((PAGE_BYTES as u32) * 8),
+        }
+    }
+}
+
+impl Logic for Sha1Engine {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, a_reg, b_reg, c_reg, d_reg, e_reg, h0, h1, h2, h3, h4, window, f_pre, ekw_pre, k_pre,
+            w_sched, pc, pd, pe, round, block, idle, at_round79, at_last_block, fetch, f_sel,
+            digest_reg, digest_full
+        );
+        self.digest.next = self.digest_reg.q.val();
+        self.digest_valid.next = self.digest_full.q.val();
+
+        // --- Flow control --------------------------------------------------
+        // Round 79 of the padding block, or waiting for a page's first word.
+        self.page_or_idle_end.next = self.at_round79.q.val() & self.at_last_block.q.val();
+        // Round 79 of the padding block: a digest is produced on this clock.
+        self.page_end.next = self.page_or_idle_end.val() & !self.idle.q.val();
+        self.digest_stall.next = self.page_end.val() & self.digest_full.q.val();
+        self.word_ready.next = self.fetch.q.val() & !self.digest_stall.val();
+        self.take_word.next = self.word_ready.val() & self.word_valid.val();
+        // A page always finishes, even when the next page's first word is late.
+        self.advance.next = !self.digest_stall.val()
+            & (self.take_word.val() | !self.fetch.q.val() | self.page_end.val());
+        self.go_idle.next = self.page_end.val() & !self.take_word.val();
+
+        // --- Datapath --------------------------------------------------------
+        self.round_sum.next = ((self.a_reg.q.val() << 5) | (self.a_reg.q.val() >> 27))
+            + self.f_pre.q.val()
+            + self.ekw_pre.q.val();
+        self.h1_plus_a.next = self.h1.q.val() + self.a_reg.q.val();
+        self.b_rotl30.next = (self.b_reg.q.val() << 30) | (self.b_reg.q.val() >> 2);
+        if self.fetch.q.val() {
+            self.w_next.next = self.word_in.val();
+        } else {
+            self.w_next.next = self.w_sched.q.val();
+        }
+        // f of the next round, on the next round's b, c, d = a, rotl30(b), c.
+        if self.f_sel.q.val() == 0 {
+            self.f_next.next = (self.a_reg.q.val() & self.b_rotl30.val())
+                | (!self.a_reg.q.val() & self.c_reg.q.val());
+        } else if self.f_sel.q.val() == 2 {
+            self.f_next.next = (self.a_reg.q.val() & self.b_rotl30.val())
+                | (self.a_reg.q.val() & self.c_reg.q.val())
+                | (self.b_rotl30.val() & self.c_reg.q.val());
+        } else {
+            self.f_next.next = self.a_reg.q.val() ^ self.b_rotl30.val() ^ self.c_reg.q.val();
+        }
+        // f of round 0 of the next block: Ch(H1 + a, pc, pd).
+        self.ch_next_block.next =
+            (self.h1_plus_a.val() & self.pc.q.val()) | (!self.h1_plus_a.val() & self.pd.q.val());
+        if self.at_round79.q.val() {
+            if self.at_last_block.q.val() {
+                self.e_next.next = self.iv4.val();
+            } else {
+                self.e_next.next = self.pe.q.val();
+            }
+        } else {
+            self.e_next.next = self.d_reg.q.val();
+        }
+
+        if self.advance.val() {
+            // Counters and the flags of the next round.
+            if self.go_idle.val() {
+                self.idle.d.next = true;
+            } else {
+                self.idle.d.next = false;
+                if self.at_round79.q.val() {
+                    self.round.d.next = 0.into();
+                    if self.at_last_block.q.val() {
+                        self.block.d.next = 0.into();
+                    } else {
+                        self.block.d.next = self.block.q.val() + 1;
+                    }
+                    self.at_round79.d.next = false;
+                    self.at_last_block.d.next = self.block.q.val() == 63;
+                    self.fetch.d.next = self.block.q.val() != 63;
+                } else {
+                    self.round.d.next = self.round.q.val() + 1;
+                    self.at_round79.d.next = self.round.q.val() == 78;
+                    if self.round.q.val() == 78 {
+                        self.fetch.d.next = self.block.q.val() != 63;
+                    } else if self.round.q.val() < 14 {
+                        self.fetch.d.next = !self.at_last_block.q.val();
+                    } else {
+                        self.fetch.d.next = false;
+                    }
+                }
+            }
+            // Round function selector and constant for round t+2.
+            if (self.round.q.val() < 18) | (self.round.q.val() >= 78) {
+                self.f_sel.d.next = 0.into();
+                self.k_pre.d.next = self.k0.val();
+            } else if self.round.q.val() < 38 {
+                self.f_sel.d.next = 1.into();
+                self.k_pre.d.next = self.k1.val();
+            } else if self.round.q.val() < 58 {
+                self.f_sel.d.next = 2.into();
+                self.k_pre.d.next = self.k2.val();
+            } else {
+                self.f_sel.d.next = 1.into();
+                self.k_pre.d.next = self.k3.val();
+            }
+            if self.round.q.val() == 77 {
+                // Round 79 adds H0, so its sum is already H0 + a.
+                self.k_pre.d.next = self.h0.q.val() + self.k3.val();
+            }
+            // Message word for round t+2: padding constants, or the schedule.
+            if ((self.round.q.val() >= 78) & (self.block.q.val() == 63))
+                | ((self.round.q.val() < 14) & self.at_last_block.q.val())
+            {
+                if self.round.q.val() == 78 {
+                    self.w_sched.d.next = self.pad_first.val();
+                } else if self.round.q.val() == 13 {
+                    self.w_sched.d.next = self.pad_last.val();
+                } else {
+                    self.w_sched.d.next = 0.into();
+                }
+            } else {
+                self.w_sched.d.next = ((self.window.q.val().get_bits::<32>(448)
+                    ^ self.window.q.val().get_bits::<32>(288)
+                    ^ self.window.q.val().get_bits::<32>(96)
+                    ^ self.window.q.val().get_bits::<32>(32))
+                    << 1)
+                    | ((self.window.q.val().get_bits::<32>(448)
+                        ^ self.window.q.val().get_bits::<32>(288)
+                        ^ self.window.q.val().get_bits::<32>(96)
+                        ^ self.window.q.val().get_bits::<32>(32))
+                        >> 31);
+            }
+            self.window.d.next = (self.window.q.val() >> 32)
+                | (bit_cast::<512, 32>(self.w_next.val()) << 480);
+
+            // Working variables; at a block end, the next block's start (= new H).
+            self.e_reg.d.next = self.e_next.val();
+            self.ekw_pre.d.next = self.e_next.val() + self.k_pre.q.val() + self.w_next.val();
+            self.pc.d.next = self.h2.q.val() + ((self.a_reg.q.val() << 30) | (self.a_reg.q.val() >> 2));
+            self.pd.d.next = self.h3.q.val() + self.b_rotl30.val();
+            self.pe.d.next = self.h4.q.val() + self.c_reg.q.val();
+            if self.at_round79.q.val() {
+                if self.at_last_block.q.val() {
+                    self.a_reg.d.next = self.iv0.val();
+                    self.b_reg.d.next = self.iv1.val();
+                    self.c_reg.d.next = self.iv2.val();
+                    self.d_reg.d.next = self.iv3.val();
+                    self.f_pre.d.next = self.ch_iv.val();
+                    self.h0.d.next = self.iv0.val();
+                    self.h1.d.next = self.iv1.val();
+                    self.h2.d.next = self.iv2.val();
+                    self.h3.d.next = self.iv3.val();
+                } else {
+                    self.a_reg.d.next = self.round_sum.val();
+                    self.b_reg.d.next = self.h1_plus_a.val();
+                    self.c_reg.d.next = self.pc.q.val();
+                    self.d_reg.d.next = self.pd.q.val();
+                    self.f_pre.d.next = self.ch_next_block.val();
+                    self.h0.d.next = self.round_sum.val();
+                    self.h1.d.next = self.h1_plus_a.val();
+                    self.h2.d.next = self.pc.q.val();
+                    self.h3.d.next = self.pd.q.val();
+                }
+                self.h4.d.next = self.e_next.val();
+            } else {
+                self.a_reg.d.next = self.round_sum.val();
+                self.b_reg.d.next = self.a_reg.q.val();
+                self.c_reg.d.next = self.b_rotl30.val();
+                self.d_reg.d.next = self.c_reg.q.val();
+                self.f_pre.d.next = self.f_next.val();
+            }
+            if self.page_end.val() {
+                self.digest_reg.d.next = (bit_cast::<160, 32>(self.round_sum.val()) << 128)
+                    | (bit_cast::<160, 32>(self.h1_plus_a.val()) << 96)
+                    | (bit_cast::<160, 32>(self.pc.q.val()) << 64)
+                    | (bit_cast::<160, 32>(self.pd.q.val()) << 32)
+                    | bit_cast::<160, 32>(self.pe.q.val());
+                self.digest_full.d.next = true;
+            }
+        }
+        if self.digest_full.q.val() & self.digest_ready.val() {
+            self.digest_full.d.next = false;
+        }
+
+        if self.reset.val() {
+            self.round.d.next = 79.into();
+            self.block.d.next = 64.into();
+            self.idle.d.next = true;
+            self.at_round79.d.next = true;
+            self.at_last_block.d.next = true;
+            self.fetch.d.next = true;
+            self.f_sel.d.next = 0.into();
+            self.k_pre.d.next = self.k0.val();
+            self.a_reg.d.next = self.iv0.val();
+            self.b_reg.d.next = self.iv1.val();
+            self.c_reg.d.next = self.iv2.val();
+            self.d_reg.d.next = self.iv3.val();
+            self.e_reg.d.next = self.iv4.val();
+            self.h0.d.next = self.iv0.val();
+            self.h1.d.next = self.iv1.val();
+            self.h2.d.next = self.iv2.val();
+            self.h3.d.next = self.iv3.val();
+            self.h4.d.next = self.iv4.val();
+            self.digest_full.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `Sha1Hasher<L, FB, FBP1>`: `L` SHA-1 lanes behind one page stream, digests
+//! returned in page order.
+//!
+//! Ports: the same contract as [`Sha1Engine`](super::engine::Sha1Engine)
+//! (`clock`, `reset`, `word_in`/`word_valid`/`word_ready`, 1,024 words a page,
+//! `digest`/`digest_valid`/`digest_ready`).
+//!
+//! Page `n` goes to lane `n mod L`; digests are collected from the lanes in the
+//! same round-robin order, so they leave in page order. Each lane has a FIFO of
+//! `2^FB` words in block RAM in front of it, so that the stream can fill one
+//! lane at up to one word per clock and move on to the next while the first is
+//! still hashing: with a page buffer per lane (`FB = 10`), throughput grows
+//! linearly with `L` until the 32-bit port itself is the limit (a page is
+//! 1,024 words, an engine needs 5,200 cycles for it, so five lanes saturate
+//! one word per clock).
+//!
+//! `reset` also empties the lane FIFOs: `word_ready` stays low while they
+//! drain (`2^FB + 3` cycles after `reset` falls).
+use super::engine::Sha1Engine;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Sha1Hasher<const L: usize, const FB: usize, const FBP1: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Next word of the page stream (big-endian bytes).
+    pub word_in: Signal<In, Bits<32>>,
+    /// `word_in` holds a word.
+    pub word_valid: Signal<In, Bit>,
+    /// The hasher takes `word_in` on this clock if `word_valid`.
+    pub word_ready: Signal<Out, Bit>,
+    /// Digest of the oldest page not yet returned, `H0` in the top bits.
+    pub digest: Signal<Out, Bits<160>>,
+    /// `digest` is valid.
+    pub digest_valid: Signal<Out, Bit>,
+    /// The consumer takes `digest` on this clock if `digest_valid`.
+    pub digest_ready: Signal<In, Bit>,
+
+    engines: [Sha1Engine; L],
+    buffers: [SynchronousFIFO<Bits<32>, FB, FBP1, 1>; L],
+    write_lane: DFF<Bits<8>>,
+    word_count: DFF<Bits<10>>,
+    read_lane: DFF<Bits<8>>,
+    flushing: DFF<Bit>,
+    flush_count: DFF<Bits<12>>,
+    flush_cycles: Constant<Bits<12>>,
+    last_lane: Constant<Bits<8>>,
+}
+
+impl<const L: usize, const FB: usize, const FBP1: usize> Sha1Hasher<L, FB, FBP1> {
+    /// Number of lanes.
+    pub const LANES: usize = L;
+    /// Words of each lane's FIFO.
+    pub const LANE_FIFO_WORDS: usize = 1 << FB;
+}
+
+impl<const L: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<L, FB, FBP1> {
+    fn default() -> Self {
+        assert!((1..=64).contains(&L), "lanes must be 1..=64, got {L}");
+        assert_eq!(FBP1, FB + 1, "FBP1 must be FB + 1");
+        assert!((2..=11).contains(&FB), "lane FIFO of 2^{FB} words is out of range");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            word_in: Default::default(),
+            word_valid: Default::default(),
+            word_ready: Default::default(),
+            digest: Default::default(),
+            digest_valid: Default::default(),
+            digest_ready: Default::default(),
+            engines: core::array::from_fn(|_| Sha1Engine::default()),
+            buffers: core::array::from_fn(|_| Default::default()),
+            write_lane: Default::default(),
+            word_count: Default::default(),
+            read_lane: Default::default(),
+            flushing: Default::default(),
+            flush_count: Default::default(),
+            // A FIFO drains at one word per clock: its depth plus its read latency.
+            flush_cycles: Constant::new(bits::<12>(((1u64 << FB) + 2).min(4095))),
+            last_lane: Constant::new(bits::<8>((L - 1) as u64)),
+        }
+    }
+}
+
+impl<const L: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L, FB, FBP1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, write_lane, word_count, read_lane, flushing, flush_count);
+        self.word_ready.next = false;
+        self.digest.next = 0.into();
+        self.digest_valid.next = false;
+        for i in 0..L {
+            self.engines[i].clock.next = self.clock.val();
+            self.buffers[i].clock.next = self.clock.val();
+            self.engines[i].reset.next = self.reset.val() | self.flushing.q.val();
+            // Lane input: its FIFO, drained without a consumer while flushing.
+            self.buffers[i].data_in.next = self.word_in.val();
+            self.buffers[i].write.next = false;
+            self.engines[i].word_in.next = self.buffers[i].data_out.val();
+            self.engines[i].word_valid.next = !self.buffers[i].empty.val() & !self.flushing.q.val();
+            self.buffers[i].read.next = !self.buffers[i].empty.val()
+                & (self.engines[i].word_ready.val() | self.flushing.q.val());
+            if self.write_lane.q.val().index() == i {
+                self.word_ready.next = !self.buffers[i].full.val() & !self.flushing.q.val();
+                self.buffers[i].write.next = self.word_valid.val()
+                    & !self.buffers[i].full.val()
+                    & !self.flushing.q.val();
+            }
+            // Lane output, collected round-robin.
+            self.engines[i].digest_ready.next = false;
+            if self.read_lane.q.val().index() == i {
+                self.digest.next = self.engines[i].digest.val();
+                self.digest_valid.next = self.engines[i].digest_valid.val();
+                self.engines[i].digest_ready.next = self.digest_ready.val();
+            }
+        }
+        if self.word_valid.val() & self.word_ready.val() {
+            self.word_count.d.next = self.word_count.q.val() + 1;
+            if self.word_count.q.val() == 1023 {
+                if self.write_lane.q.val() == self.last_lane.val() {
+                    self.write_lane.d.next = 0.into();
+                } else {
+                    self.write_lane.d.next = self.write_lane.q.val() + 1;
+                }
+            }
+        }
+        if self.digest_valid.val() & self.digest_ready.val() {
+            if self.read_lane.q.val() == self.last_lane.val() {
+                self.read_lane.d.next = 0.into();
+            } else {
+                self.read_lane.d.next = self.read_lane.q.val() + 1;
+            }
+        }
+        if self.flushing.q.val() {
+            self.flush_count.d.next = self.flush_count.q.val() + 1;
+            if self.flush_count.q.val() == self.flush_cycles.val() {
+                self.flushing.d.next = false;
+            }
+        }
+        if self.reset.val() {
+            self.flushing.d.next = true;
+            self.flush_count.d.next = 0.into();
+            self.write_lane.d.next = 0.into();
+            self.word_count.d.next = 0.into();
+            self.read_lane.d.next = 0.into();
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! The SHA-1 page-hashing pipeline: one engine per lane, and the multi-lane hasher.
+pub mod engine;
+pub mod hasher;
+
+pub use engine::{Sha1Engine, CYCLES_PER_PAGE, PAGE_BYTES, PAGE_WORDS, SHA1_IV, SHA1_K};
+pub use hasher::Sha1Hasher;

@@ -1,0 +1,192 @@
+//! Verilates every model the bridge offers and compiles it into this crate.
+//!
+//! For each model: ask `ditto-hw` for its Verilog, run `verilator --cc` with a
+//! per-model `--prefix`, generate a C ABI shim from `csrc/model_shim.cpp.in`
+//! with the port list parsed from the Verilog, and compile it all with `cc`.
+//! Verilator's runtime is compiled once. The Verilog is needed only here; the
+//! resulting crate has no run-time dependency on Verilator.
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Port {
+    name: String,
+    width: u32,
+    input: bool,
+}
+
+/// The models this crate offers: (model name, Verilog of its top).
+fn models() -> Vec<(String, String)> {
+    ditto_hw::CONFIGS
+        .iter()
+        .map(|cfg| (format!("hasher_{}", cfg.name), ditto_hw::config::hasher_verilog(cfg)))
+        .collect()
+}
+
+/// Port list of rust-hdl's `module top`: its `input wire`/`output reg` lines.
+fn parse_ports(verilog: &str) -> Vec<Port> {
+    let start = verilog.find("module top(").expect("rust-hdl names the top module `top`");
+    let body = &verilog[start..];
+    let end = body.find("endmodule").expect("module top ends");
+    let mut ports = Vec::new();
+    for line in body[..end].lines() {
+        let line = line.trim();
+        let input = line.starts_with("input wire");
+        if !(input || line.starts_with("output reg") || line.starts_with("output wire")) {
+            continue;
+        }
+        let decl = line.trim_end_matches(';');
+        let name = decl.split_whitespace().last().unwrap().to_string();
+        let width = match (decl.find('['), decl.find(':')) {
+            (Some(open), Some(colon)) => decl[open + 1..colon].trim().parse::<u32>().unwrap() + 1,
+            _ => 1,
+        };
+        ports.push(Port { name, width, input });
+    }
+    assert!(!ports.is_empty(), "no ports found in module top");
+    ports
+}
+
+fn run(cmd: &mut Command) {
+    let status = cmd.status().unwrap_or_else(|e| {
+        panic!(
+            "cannot run {:?}: {e}\nInstall Verilator 5 (Debian: `apt-get install -y verilator`), \
+             or run the repository's `scripts/setup` as root.",
+            cmd.get_program()
+        )
+    });
+    assert!(status.success(), "{:?} failed with {status}", cmd);
+}
+
+fn verilator_include() -> PathBuf {
+    if let Ok(root) = std::env::var("VERILATOR_ROOT") {
+        return Path::new(&root).join("include");
+    }
+    let out = Command::new("verilator")
+        .arg("--getenv")
+        .arg("VERILATOR_ROOT")
+        .output()
+        .expect("verilator is installed (Debian: apt-get install -y verilator)");
+    Path::new(String::from_utf8_lossy(&out.stdout).trim()).join("include")
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=csrc/model_shim.cpp.in");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let include = verilator_include();
+    let template = std::fs::read_to_string("csrc/model_shim.cpp.in").unwrap();
+
+    let mut rust_table = String::new();
+    let mut entries = String::new();
+    for (name, verilog) in models() {
+        let prefix = format!("V{name}");
+        let vfile = out.join(format!("{name}.v"));
+        std::fs::write(&vfile, &verilog).unwrap();
+        let mdir = out.join(format!("obj_{name}"));
+        let _ = std::fs::remove_dir_all(&mdir);
+        // Lint waivers for rust-hdl's output, each with its reason:
+        // -Wno-WIDTH: rust-hdl writes every literal as 32 bits wide, whatever the context.
+        // -Wno-UNOPTFLAT: rust-hdl emits one `always @(*)` per module, which Verilator
+        //   reports as a flattening opportunity, not a loop (loops are checked by Yosys).
+        run(Command::new("verilator")
+            .args(["--cc", "--trace", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
+            .args(["-Wno-WIDTH", "-Wno-UNOPTFLAT", "--top-module", "top"])
+            .arg("--prefix")
+            .arg(&prefix)
+            .arg("--Mdir")
+            .arg(&mdir)
+            .arg(&vfile));
+
+        let ports = parse_ports(&verilog);
+        let mut set_cases = String::new();
+        let mut get_cases = String::new();
+        for (i, p) in ports.iter().enumerate() {
+            if p.input {
+                writeln!(set_cases, "        case {i}: put(m->{}, words, {}); break;", p.name, p.width).unwrap();
+            }
+            writeln!(get_cases, "        case {i}: take(m->{}, words); break;", p.name).unwrap();
+        }
+        let func = format!("ditto_{name}");
+        let shim = template
+            .replace("@MODEL@", &prefix)
+            .replace("@FN@", &func)
+            .replace("@SET_CASES@", &set_cases)
+            .replace("@GET_CASES@", &get_cases);
+        let shim_path = mdir.join(format!("{name}_shim.cpp"));
+        std::fs::write(&shim_path, shim).unwrap();
+
+        let mut fast = Vec::new();
+        let mut slow = Vec::new();
+        for entry in std::fs::read_dir(&mdir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "cpp") {
+                let file = path.file_name().unwrap().to_string_lossy().to_string();
+                if file.contains("__Slow") || file.contains("__Syms") {
+                    slow.push(path);
+                } else {
+                    fast.push(path);
+                }
+            }
+        }
+        for (files, opt, suffix) in [(fast, 2, "fast"), (slow, 0, "slow")] {
+            cc::Build::new()
+                .cpp(true)
+                .std("c++14")
+                .opt_level(opt)
+                .include(&include)
+                .include(include.join("vltstd"))
+                .include(&mdir)
+                .define("VM_TRACE", "1")
+                .warnings(false)
+                .files(files)
+                .compile(&format!("{name}_{suffix}"));
+        }
+
+        // Rust side: the port table and the shim's functions.
+        writeln!(rust_table, "extern \"C\" {{").unwrap();
+        for f in ["new", "free", "set", "get", "eval", "tick", "trace_open", "trace_dumping", "trace_close"] {
+            let sig = match f {
+                "new" => "() -> *mut c_void".to_string(),
+                "set" => "(h: *mut c_void, port: u32, words: *const u32)".to_string(),
+                "get" => "(h: *mut c_void, port: u32, words: *mut u32)".to_string(),
+                "trace_open" => "(h: *mut c_void, path: *const c_char) -> c_int".to_string(),
+                "trace_dumping" => "(h: *mut c_void, on: c_int)".to_string(),
+                _ => "(h: *mut c_void)".to_string(),
+            };
+            writeln!(rust_table, "    fn {func}_{f}{sig};").unwrap();
+        }
+        writeln!(rust_table, "}}").unwrap();
+        let port_list: Vec<String> = ports
+            .iter()
+            .map(|p| format!("PortInfo {{ name: {:?}, width: {}, input: {} }}", p.name, p.width, p.input))
+            .collect();
+        writeln!(
+            entries,
+            "    ModelEntry {{ name: {name:?}, verilog_lines: {}, ports: &[{}], fns: ModelFns {{ new: {func}_new, free: {func}_free, set: {func}_set, get: {func}_get, eval: {func}_eval, tick: {func}_tick, trace_open: {func}_trace_open, trace_dumping: {func}_trace_dumping, trace_close: {func}_trace_close }} }},",
+            verilog.lines().count(),
+            port_list.join(", ")
+        )
+        .unwrap();
+    }
+    writeln!(rust_table, "/// Every model compiled into this crate.\npub(crate) static MODELS: &[ModelEntry] = &[\n{entries}];").unwrap();
+    std::fs::write(out.join("models.rs"), rust_table).unwrap();
+
+    // Verilator's runtime, once for all models, and linked after them
+    // (static libraries resolve left to right).
+    cc::Build::new()
+        .cpp(true)
+        .std("c++14")
+        .opt_level(2)
+        .include(&include)
+        .include(include.join("vltstd"))
+        .define("VM_TRACE", "1")
+        .warnings(false)
+        .file(include.join("verilated.cpp"))
+        .file(include.join("verilated_vcd_c.cpp"))
+        .file(include.join("verilated_threads.cpp"))
+        .compile("verilated_runtime");
+
+    println!("cargo:rustc-link-lib=stdc++");
+}

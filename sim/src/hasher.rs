@@ -1,0 +1,242 @@
+//! Cosimulation of a configuration's SHA-1 hasher: feeds pages through the
+//! emitted Verilog, collects digests, and accounts cycles.
+use crate::model::{Model, PortId, SimError};
+use ditto_hw::sha1::{PAGE_BYTES, PAGE_WORDS};
+use ditto_hw::Config;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::{Path, PathBuf};
+
+/// One 4 KiB page.
+pub type Page = [u8; PAGE_BYTES];
+
+/// How often the testbench holds back on each handshake.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stalls {
+    /// Probability that the source offers a word on a given cycle (1.0 = always).
+    pub word_valid: f64,
+    /// Probability that the sink takes a digest on a given cycle (1.0 = always).
+    pub digest_ready: f64,
+    /// Seed of the stall pattern.
+    pub seed: u64,
+}
+
+impl Stalls {
+    /// A source and sink that never stall: steady-state throughput.
+    pub const NONE: Stalls = Stalls { word_valid: 1.0, digest_ready: 1.0, seed: 0 };
+}
+
+/// When a page crossed the hasher, in cycles since the hasher came out of reset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageTiming {
+    /// The cycle the page's first word was taken.
+    pub first_word: u64,
+    /// The cycle the page's last word was taken.
+    pub last_word: u64,
+    /// The cycle its digest was taken.
+    pub digest: u64,
+}
+
+/// Result of hashing a sequence of pages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HashRun {
+    pub digests: Vec<[u8; 20]>,
+    pub timing: Vec<PageTiming>,
+    /// Cycles from leaving reset to the last digest taken.
+    pub cycles: u64,
+}
+
+impl HashRun {
+    /// Each page's share of the stream: from the previous page's digest to
+    /// this one's (the first page: from its first word).
+    pub fn page_cycles(&self) -> Vec<u64> {
+        self.timing
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if i == 0 { t.digest - t.first_word } else { t.digest - self.timing[i - 1].digest })
+            .collect()
+    }
+}
+
+/// A cosimulation failure: what went wrong and the waveform that shows it.
+#[derive(Debug, thiserror::Error)]
+pub enum HashError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("the hasher made no progress for {idle_cycles} cycles at cycle {cycle} ({words} words in, {digests} digests out)")]
+    Hang { cycle: u64, idle_cycles: u64, words: usize, digests: usize },
+    #[error("page {page}: hardware digest {got} differs from the sha1 crate's {want}; waveform: {waveform}")]
+    Mismatch { page: usize, got: String, want: String, waveform: String },
+}
+
+/// Cycles without any handshake after which a run is declared hung.
+const HANG_CYCLES: u64 = 200_000;
+
+/// The hasher of one configuration under Verilator.
+pub struct HasherSim {
+    model: Model,
+    config: Config,
+    reset: PortId,
+    word_in: PortId,
+    word_valid: PortId,
+    word_ready: PortId,
+    digest: PortId,
+    digest_valid: PortId,
+    digest_ready: PortId,
+}
+
+impl HasherSim {
+    /// Builds the hasher model of `config`, reset and ready for pages.
+    pub fn new(config: &Config) -> Result<Self, SimError> {
+        let model = Model::new(&format!("hasher_{}", config.name))?;
+        let mut sim = Self {
+            reset: model.input("reset")?,
+            word_in: model.input("word_in")?,
+            word_valid: model.input("word_valid")?,
+            word_ready: model.port("word_ready")?,
+            digest: model.port("digest")?,
+            digest_valid: model.port("digest_valid")?,
+            digest_ready: model.input("digest_ready")?,
+            model,
+            config: *config,
+        };
+        sim.reset();
+        Ok(sim)
+    }
+
+    /// The configuration being simulated.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The underlying model (for waveforms and cycle counts).
+    pub fn model_mut(&mut self) -> &mut Model {
+        &mut self.model
+    }
+
+    /// Pulses reset and waits until the hasher accepts words again.
+    pub fn reset(&mut self) {
+        self.model.set(self.word_valid, 0);
+        self.model.set(self.digest_ready, 0);
+        self.model.set(self.reset, 1);
+        self.model.eval();
+        self.model.tick();
+        self.model.set(self.reset, 0);
+        for _ in 0..(4 * self.config.lane_fifo_words() + 16) {
+            self.model.eval();
+            if self.model.get(self.word_ready) == 1 {
+                return;
+            }
+            self.model.tick();
+        }
+        panic!("hasher_{} did not leave reset", self.config.name);
+    }
+
+    /// Hashes `pages` with the given stall pattern. When `waveform` is given,
+    /// cycles from `waveform.1` on are recorded into the VCD file `waveform.0`.
+    pub fn hash(
+        &mut self,
+        pages: &[Page],
+        stalls: Stalls,
+        waveform: Option<(&Path, u64)>,
+    ) -> Result<HashRun, HashError> {
+        let start = self.model.cycles();
+        if let Some((path, _)) = waveform {
+            self.model.start_waveform(path)?;
+            self.model.set_waveform_recording(false);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(stalls.seed);
+        let total_words = pages.len() * PAGE_WORDS;
+        let (mut word, mut last_progress) = (0usize, 0u64);
+        let mut digests = Vec::with_capacity(pages.len());
+        let mut timing = Vec::with_capacity(pages.len());
+        while digests.len() < pages.len() {
+            let now = self.model.cycles() - start;
+            if let Some((_, from)) = waveform {
+                if now == from {
+                    self.model.set_waveform_recording(true);
+                }
+            }
+            let offer = word < total_words && (stalls.word_valid >= 1.0 || rng.gen_bool(stalls.word_valid));
+            let take = stalls.digest_ready >= 1.0 || rng.gen_bool(stalls.digest_ready);
+            if offer {
+                let (page, at) = (word / PAGE_WORDS, (word % PAGE_WORDS) * 4);
+                let bytes = &pages[page][at..at + 4];
+                self.model.set(self.word_in, u32::from_be_bytes(bytes.try_into().unwrap()) as u64);
+            }
+            self.model.set(self.word_valid, offer as u64);
+            self.model.set(self.digest_ready, take as u64);
+            self.model.eval();
+            if offer && self.model.get(self.word_ready) == 1 {
+                match word % PAGE_WORDS {
+                    0 => timing.push(PageTiming { first_word: now, last_word: 0, digest: 0 }),
+                    w if w == PAGE_WORDS - 1 => timing[word / PAGE_WORDS].last_word = now,
+                    _ => {}
+                }
+                word += 1;
+                last_progress = now;
+            }
+            if take && self.model.get(self.digest_valid) == 1 {
+                let words = self.model.get_words(self.digest);
+                let mut digest = [0u8; 20];
+                for (i, w) in words.iter().rev().enumerate() {
+                    digest[4 * i..4 * i + 4].copy_from_slice(&w.to_be_bytes());
+                }
+                timing[digests.len()].digest = now;
+                digests.push(digest);
+                last_progress = now;
+            }
+            self.model.tick();
+            if now - last_progress > HANG_CYCLES {
+                self.model.finish_waveform();
+                return Err(HashError::Hang {
+                    cycle: now,
+                    idle_cycles: HANG_CYCLES,
+                    words: word,
+                    digests: digests.len(),
+                });
+            }
+        }
+        self.model.set(self.word_valid, 0);
+        self.model.set(self.digest_ready, 0);
+        self.model.finish_waveform();
+        let cycles = timing.last().map_or(0, |t| t.digest + 1);
+        Ok(HashRun { digests, timing, cycles })
+    }
+
+    /// Hashes `pages` and checks every digest against the `sha1` crate. On a
+    /// mismatch, the same run is repeated on a fresh model with a waveform
+    /// recorded from shortly before the failing page, written to
+    /// `waveform_dir()/<label>.vcd`, and the error names it.
+    pub fn hash_verified(&mut self, pages: &[Page], stalls: Stalls, label: &str) -> Result<HashRun, HashError> {
+        let run = self.hash(pages, stalls, None)?;
+        let reference: Vec<[u8; 20]> = pages.iter().map(sha1_of).collect();
+        let Some(bad) = (0..pages.len()).find(|&i| run.digests[i] != reference[i]) else {
+            return Ok(run);
+        };
+        let path = crate::model::waveform_dir().join(format!("{label}.vcd"));
+        let from = run.timing[bad].first_word.saturating_sub(2_000);
+        let mut replay = HasherSim::new(&self.config)?;
+        let waveform = match replay.hash(&pages[..=bad], stalls, Some((&path, from))) {
+            Ok(_) | Err(HashError::Hang { .. }) => path.display().to_string(),
+            Err(e) => format!("(could not be written: {e})"),
+        };
+        Err(HashError::Mismatch { page: bad, got: hex(&run.digests[bad]), want: hex(&reference[bad]), waveform })
+    }
+}
+
+/// SHA-1 of a page by the `sha1` crate: the software reference.
+pub fn sha1_of(page: &Page) -> [u8; 20] {
+    use sha1::Digest;
+    sha1::Sha1::digest(page).into()
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where a failing test's waveform goes, for a given label.
+pub fn waveform_path(label: &str) -> PathBuf {
+    crate::model::waveform_dir().join(format!("{label}.vcd"))
+}

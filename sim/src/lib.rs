@@ -1,0 +1,11 @@
+//! Ditto's Verilator bridge.
+//!
+//! `build.rs` asks `ditto-hw` for the Verilog of every model, verilates it, and
+//! compiles it with a small C ABI shim; [`Model`] is the safe API over it (ports
+//! by name, clock ticks, VCD waveforms), and [`hasher::HasherSim`] drives a
+//! configuration's SHA-1 hasher page by page. Nothing here needs Verilator at
+//! run time.
+pub mod hasher;
+pub mod model;
+
+pub use model::{model_names, model_verilog_lines, waveform_dir, Model, PortId, PortInfo, SimError};

@@ -1,0 +1,218 @@
+//! A Verilated model behind a safe API: ports by name, one clock, waveforms.
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::{Path, PathBuf};
+
+/// One port of a model's top module.
+#[derive(Clone, Copy, Debug)]
+pub struct PortInfo {
+    pub name: &'static str,
+    pub width: u32,
+    pub input: bool,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct ModelFns {
+    new: unsafe extern "C" fn() -> *mut c_void,
+    free: unsafe extern "C" fn(*mut c_void),
+    set: unsafe extern "C" fn(*mut c_void, u32, *const u32),
+    get: unsafe extern "C" fn(*mut c_void, u32, *mut u32),
+    eval: unsafe extern "C" fn(*mut c_void),
+    tick: unsafe extern "C" fn(*mut c_void),
+    trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    trace_dumping: unsafe extern "C" fn(*mut c_void, c_int),
+    trace_close: unsafe extern "C" fn(*mut c_void),
+}
+
+pub(crate) struct ModelEntry {
+    name: &'static str,
+    verilog_lines: usize,
+    ports: &'static [PortInfo],
+    fns: ModelFns,
+}
+
+include!(concat!(env!("OUT_DIR"), "/models.rs"));
+
+/// Errors of the simulation bridge.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("no model `{name}` is compiled into ditto-sim; models: {known}")]
+    UnknownModel { name: String, known: String },
+    #[error("model `{model}` has no port `{port}`")]
+    UnknownPort { model: String, port: String },
+    #[error("port `{port}` of model `{model}` is an output and cannot be driven")]
+    NotAnInput { model: String, port: String },
+    #[error("cannot write waveform {path}: {reason}")]
+    Waveform { path: PathBuf, reason: String },
+}
+
+/// Names of the models compiled into this crate.
+pub fn model_names() -> Vec<&'static str> {
+    MODELS.iter().map(|m| m.name).collect()
+}
+
+/// Lines of Verilog the model was built from.
+pub fn model_verilog_lines(name: &str) -> Option<usize> {
+    MODELS.iter().find(|m| m.name == name).map(|m| m.verilog_lines)
+}
+
+/// Index of a port, resolved once by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortId(u32);
+
+/// One instance of a Verilated model. The clock is the port `clock`, driven by
+/// [`Model::tick`]; every other input is set with [`Model::set`].
+pub struct Model {
+    entry: &'static ModelEntry,
+    handle: *mut c_void,
+    cycles: u64,
+    waveform: Option<PathBuf>,
+    scratch: [u32; 32],
+}
+
+impl Model {
+    /// Instantiates the model `name` (e.g. `hasher_cu`).
+    pub fn new(name: &str) -> Result<Self, SimError> {
+        let entry = MODELS.iter().find(|m| m.name == name).ok_or_else(|| SimError::UnknownModel {
+            name: name.to_string(),
+            known: model_names().join(", "),
+        })?;
+        // SAFETY: the shim allocates a fresh instance; it is freed exactly once in Drop.
+        let handle = unsafe { (entry.fns.new)() };
+        assert!(!handle.is_null());
+        Ok(Self { entry, handle, cycles: 0, waveform: None, scratch: [0; 32] })
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &'static str {
+        self.entry.name
+    }
+
+    /// The model's ports.
+    pub fn ports(&self) -> &'static [PortInfo] {
+        self.entry.ports
+    }
+
+    /// Resolves a port by name.
+    pub fn port(&self, name: &str) -> Result<PortId, SimError> {
+        self.entry
+            .ports
+            .iter()
+            .position(|p| p.name == name)
+            .map(|i| PortId(i as u32))
+            .ok_or_else(|| SimError::UnknownPort { model: self.entry.name.into(), port: name.into() })
+    }
+
+    /// Resolves an input port by name.
+    pub fn input(&self, name: &str) -> Result<PortId, SimError> {
+        let id = self.port(name)?;
+        if !self.entry.ports[id.0 as usize].input {
+            return Err(SimError::NotAnInput { model: self.entry.name.into(), port: name.into() });
+        }
+        Ok(id)
+    }
+
+    /// Width of a port in bits.
+    pub fn width(&self, port: PortId) -> u32 {
+        self.entry.ports[port.0 as usize].width
+    }
+
+    /// Drives an input of up to 64 bits.
+    pub fn set(&mut self, port: PortId, value: u64) {
+        let words = [value as u32, (value >> 32) as u32];
+        // SAFETY: the shim reads at most two words for ports up to 64 bits.
+        unsafe { (self.entry.fns.set)(self.handle, port.0, words.as_ptr()) }
+    }
+
+    /// Drives a wide input from 32-bit words, least significant first.
+    pub fn set_words(&mut self, port: PortId, words: &[u32]) {
+        let needed = self.width(port).div_ceil(32) as usize;
+        assert!(words.len() >= needed, "port needs {needed} words");
+        // SAFETY: `words` holds at least as many words as the port has.
+        unsafe { (self.entry.fns.set)(self.handle, port.0, words.as_ptr()) }
+    }
+
+    /// Reads a port of up to 64 bits.
+    pub fn get(&mut self, port: PortId) -> u64 {
+        let mut words = [0u32; 2];
+        // SAFETY: the shim writes at most two words for ports up to 64 bits.
+        unsafe { (self.entry.fns.get)(self.handle, port.0, words.as_mut_ptr()) }
+        words[0] as u64 | ((words[1] as u64) << 32)
+    }
+
+    /// Reads a wide port as 32-bit words, least significant first.
+    pub fn get_words(&mut self, port: PortId) -> &[u32] {
+        let n = self.width(port).div_ceil(32) as usize;
+        assert!(n <= self.scratch.len(), "port wider than 1024 bits");
+        // SAFETY: the scratch buffer holds 32 words; the shim writes `n` of them.
+        unsafe { (self.entry.fns.get)(self.handle, port.0, self.scratch.as_mut_ptr()) }
+        &self.scratch[..n]
+    }
+
+    /// Settles combinational logic after inputs changed.
+    pub fn eval(&mut self) {
+        // SAFETY: handle is live.
+        unsafe { (self.entry.fns.eval)(self.handle) }
+    }
+
+    /// One clock cycle (rising then falling edge).
+    pub fn tick(&mut self) {
+        // SAFETY: handle is live.
+        unsafe { (self.entry.fns.tick)(self.handle) }
+        self.cycles += 1;
+    }
+
+    /// Clock cycles since the model was created.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// Starts writing a VCD waveform to `path` (recording from now on, until
+    /// [`Model::set_waveform_recording`] turns it off or the model is dropped).
+    pub fn start_waveform(&mut self, path: &Path) -> Result<(), SimError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| SimError::Waveform { path: path.into(), reason: e.to_string() })?;
+        }
+        let c_path = CString::new(path.to_string_lossy().as_bytes())
+            .map_err(|e| SimError::Waveform { path: path.into(), reason: e.to_string() })?;
+        // SAFETY: handle is live; the shim copies the path.
+        let rc = unsafe { (self.entry.fns.trace_open)(self.handle, c_path.as_ptr()) };
+        if rc != 0 {
+            return Err(SimError::Waveform {
+                path: path.into(),
+                reason: if rc == 1 { "a waveform is already open".into() } else { "open failed".into() },
+            });
+        }
+        self.waveform = Some(path.into());
+        self.set_waveform_recording(true);
+        Ok(())
+    }
+
+    /// Pauses or resumes recording into the open waveform.
+    pub fn set_waveform_recording(&mut self, on: bool) {
+        // SAFETY: handle is live.
+        unsafe { (self.entry.fns.trace_dumping)(self.handle, on as c_int) }
+    }
+
+    /// Closes the waveform, if one is open, and returns its path.
+    pub fn finish_waveform(&mut self) -> Option<PathBuf> {
+        // SAFETY: handle is live.
+        unsafe { (self.entry.fns.trace_close)(self.handle) }
+        self.waveform.take()
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: handle was created by `new` and is freed once; this also closes any waveform.
+        unsafe { (self.entry.fns.free)(self.handle) }
+    }
+}
+
+/// Where failing cosimulations write their waveforms: `$DITTO_WAVEFORM_DIR`,
+/// or `target/waveforms` under the workspace.
+pub fn waveform_dir() -> PathBuf {
+    std::env::var_os("DITTO_WAVEFORM_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target").join("waveforms")
+    })
+}
