@@ -17,10 +17,14 @@ struct Port {
 
 /// The models this crate offers: (model name, Verilog of its top).
 fn models() -> Vec<(String, String)> {
-    ditto_hw::CONFIGS
-        .iter()
-        .map(|cfg| (format!("hasher_{}", cfg.name), ditto_hw::config::hasher_verilog(cfg)))
-        .collect()
+    let mut models = vec![(
+        "sha1_engine".to_string(),
+        ditto_hw::verilog::top_verilog(ditto_hw::sha1::Sha1Engine::default()),
+    )];
+    for cfg in ditto_hw::CONFIGS {
+        models.push((format!("hasher_{}", cfg.name), ditto_hw::config::hasher_verilog(cfg)));
+    }
+    models
 }
 
 /// Port list of rust-hdl's `module top`: its `input wire`/`output reg` lines.

@@ -204,24 +204,37 @@ impl HasherSim {
         Ok(HashRun { digests, timing, cycles })
     }
 
-    /// Hashes `pages` and checks every digest against the `sha1` crate. On a
+    /// Hashes `pages` and checks every digest against the `sha1` crate; see
+    /// [`HasherSim::hash_checked`].
+    pub fn hash_verified(&mut self, pages: &[Page], stalls: Stalls, label: &str) -> Result<HashRun, HashError> {
+        let reference: Vec<[u8; 20]> = pages.iter().map(sha1_of).collect();
+        self.hash_checked(pages, &reference, stalls, label)
+    }
+
+    /// Hashes `pages` and checks each digest against `expected`. On a
     /// mismatch, the same run is repeated on a fresh model with a waveform
     /// recorded from shortly before the failing page, written to
     /// `waveform_dir()/<label>.vcd`, and the error names it.
-    pub fn hash_verified(&mut self, pages: &[Page], stalls: Stalls, label: &str) -> Result<HashRun, HashError> {
+    pub fn hash_checked(
+        &mut self,
+        pages: &[Page],
+        expected: &[[u8; 20]],
+        stalls: Stalls,
+        label: &str,
+    ) -> Result<HashRun, HashError> {
+        assert_eq!(pages.len(), expected.len(), "one expected digest per page");
         let run = self.hash(pages, stalls, None)?;
-        let reference: Vec<[u8; 20]> = pages.iter().map(sha1_of).collect();
-        let Some(bad) = (0..pages.len()).find(|&i| run.digests[i] != reference[i]) else {
+        let Some(bad) = (0..pages.len()).find(|&i| run.digests[i] != expected[i]) else {
             return Ok(run);
         };
-        let path = crate::model::waveform_dir().join(format!("{label}.vcd"));
+        let path = waveform_path(label);
         let from = run.timing[bad].first_word.saturating_sub(2_000);
         let mut replay = HasherSim::new(&self.config)?;
         let waveform = match replay.hash(&pages[..=bad], stalls, Some((&path, from))) {
             Ok(_) | Err(HashError::Hang { .. }) => path.display().to_string(),
             Err(e) => format!("(could not be written: {e})"),
         };
-        Err(HashError::Mismatch { page: bad, got: hex(&run.digests[bad]), want: hex(&reference[bad]), waveform })
+        Err(HashError::Mismatch { page: bad, got: hex(&run.digests[bad]), want: hex(&expected[bad]), waveform })
     }
 }
 

@@ -56,6 +56,11 @@ pub struct Sha1Engine {
     pub digest_valid: Signal<Out, Bit>,
     /// The consumer takes `digest` on this clock if `digest_valid`.
     pub digest_ready: Signal<In, Bit>,
+    /// Chaining value `H0..H4` (`H0` in the top bits) after the last finished
+    /// block; for observation and tests, left unconnected in the hasher.
+    pub chain: Signal<Out, Bits<160>>,
+    /// High for one cycle when `chain` has just taken a data block's result.
+    pub chain_valid: Signal<Out, Bit>,
 
     // Working variables and chaining value.
     a_reg: DFF<Bits<32>>,
@@ -89,6 +94,7 @@ pub struct Sha1Engine {
     // Output holding register.
     digest_reg: DFF<Bits<160>>,
     digest_full: DFF<Bit>,
+    chain_updated: DFF<Bit>,
 
     // Combinational intermediates.
     round_sum: Signal<Local, Bits<32>>,
@@ -160,6 +166,9 @@ impl Default for Sha1Engine {
             f_sel: DFF::default(),
             digest_reg: DFF::default(),
             digest_full: DFF::default(),
+            chain_updated: DFF::default(),
+            chain: Default::default(),
+            chain_valid: Default::default(),
             round_sum: Default::default(),
             h1_plus_a: Default::default(),
             w_next: Default::default(),
@@ -195,10 +204,17 @@ impl Logic for Sha1Engine {
         dff_setup!(
             self, clock, a_reg, b_reg, c_reg, d_reg, e_reg, h0, h1, h2, h3, h4, window, f_pre, ekw_pre, k_pre,
             w_sched, pc, pd, pe, round, block, idle, at_round79, at_last_block, fetch, f_sel,
-            digest_reg, digest_full
+            digest_reg, digest_full, chain_updated
         );
         self.digest.next = self.digest_reg.q.val();
         self.digest_valid.next = self.digest_full.q.val();
+        self.chain.next = (bit_cast::<160, 32>(self.h0.q.val()) << 128)
+            | (bit_cast::<160, 32>(self.h1.q.val()) << 96)
+            | (bit_cast::<160, 32>(self.h2.q.val()) << 64)
+            | (bit_cast::<160, 32>(self.h3.q.val()) << 32)
+            | bit_cast::<160, 32>(self.h4.q.val());
+        self.chain_valid.next = self.chain_updated.q.val();
+        self.chain_updated.d.next = false;
 
         // --- Flow control --------------------------------------------------
         // Round 79 of the padding block, or waiting for a page's first word.
@@ -326,6 +342,7 @@ impl Logic for Sha1Engine {
             self.pc.d.next = self.h2.q.val() + ((self.a_reg.q.val() << 30) | (self.a_reg.q.val() >> 2));
             self.pd.d.next = self.h3.q.val() + self.b_rotl30.val();
             self.pe.d.next = self.h4.q.val() + self.c_reg.q.val();
+            self.chain_updated.d.next = self.at_round79.q.val() & !self.at_last_block.q.val();
             if self.at_round79.q.val() {
                 if self.at_last_block.q.val() {
                     self.a_reg.d.next = self.iv0.val();

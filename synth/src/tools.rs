@@ -1,0 +1,198 @@
+//! Finding and running the external tools of the flow.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::error::SynthError;
+
+/// An external program and the Debian package that installs it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tool {
+    pub name: &'static str,
+    pub package: &'static str,
+}
+
+pub(crate) const YOSYS: Tool = Tool {
+    name: "yosys",
+    package: "yosys",
+};
+
+pub(crate) const NEXTPNR: Tool = Tool {
+    name: "nextpnr-ice40",
+    package: "nextpnr-ice40",
+};
+
+pub(crate) const ICEPACK: Tool = Tool {
+    name: "icepack",
+    package: "fpga-icestorm",
+};
+
+/// Most lines of a log quoted in an error message.
+const EXCERPT_LINES: usize = 30;
+
+impl Tool {
+    fn missing(self) -> SynthError {
+        SynthError::ToolMissing {
+            tool: self.name,
+            package: self.package,
+        }
+    }
+
+    /// Fails with [`SynthError::ToolMissing`] unless the tool is on `PATH`.
+    /// Checked before a long run so that a missing last tool is found early.
+    pub fn ensure_installed(self) -> Result<(), SynthError> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        if std::env::split_paths(&path).any(|dir| is_executable(&dir.join(self.name))) {
+            Ok(())
+        } else {
+            Err(self.missing())
+        }
+    }
+
+    /// Runs the tool with `args` in `cwd` (or the current directory),
+    /// capturing its output. Only a failure to start is an error here.
+    pub fn run<I, S>(self, args: I, cwd: Option<&Path>) -> Result<Output, SynthError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = Command::new(self.name);
+        command.args(args);
+        if let Some(dir) = cwd {
+            command.current_dir(dir);
+        }
+        command.output().map_err(|err| match err.kind() {
+            io::ErrorKind::NotFound => self.missing(),
+            _ => SynthError::io(format!("could not start `{}`", self.name), err),
+        })
+    }
+
+    /// The first line the tool prints for `--version`.
+    pub fn version(self) -> Result<String, SynthError> {
+        let output = self.run(["--version"], None)?;
+        let text = String::from_utf8_lossy(if output.stdout.is_empty() {
+            &output.stderr
+        } else {
+            &output.stdout
+        })
+        .into_owned();
+        let line = text.lines().map(str::trim).find(|l| !l.is_empty());
+        match (output.status.success(), line) {
+            (true, Some(line)) => Ok(line.to_owned()),
+            _ => Err(SynthError::ToolFailed {
+                tool: self.name,
+                status: output.status,
+                log_path: PathBuf::from("(stdout of `--version`)"),
+                excerpt: excerpt_of_tail(&text),
+            }),
+        }
+    }
+
+    /// The error for a run of this tool that exited with a failure status.
+    /// The excerpt is the log's error lines, or its tail when it has none,
+    /// followed by whatever the tool printed to stderr that the log lacks.
+    pub fn failed(self, output: &Output, log_path: &Path) -> SynthError {
+        let log = fs::read_to_string(log_path).unwrap_or_default();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let mut lines = error_lines(&log);
+        if lines.is_empty() {
+            lines = tail(&log, EXCERPT_LINES);
+        }
+        for line in stderr.lines().map(str::trim_end) {
+            if !line.is_empty() && !lines.iter().any(|l| l == line) {
+                lines.push(line.to_owned());
+            }
+        }
+        if lines.is_empty() {
+            lines.push("(the tool printed nothing)".to_owned());
+        }
+        lines.truncate(EXCERPT_LINES);
+        SynthError::ToolFailed {
+            tool: self.name,
+            status: output.status,
+            log_path: log_path.to_owned(),
+            excerpt: lines.join("\n"),
+        }
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// Lines that report an error, without repeats (yosys and nextpnr print
+/// their errors twice: where they happen and again at the end).
+fn error_lines(log: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in log.lines().map(str::trim_end) {
+        if line.contains("ERROR") && !lines.iter().any(|l| l == line) {
+            lines.push(line.to_owned());
+        }
+    }
+    lines
+}
+
+fn tail(text: &str, count: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(count)..]
+        .iter()
+        .map(|l| l.trim_end().to_owned())
+        .collect()
+}
+
+fn excerpt_of_tail(text: &str) -> String {
+    tail(text, EXCERPT_LINES).join("\n")
+}
+
+/// Removes a file if it exists.
+pub(crate) fn remove_if_exists(path: &Path) -> Result<(), SynthError> {
+    match fs::remove_file(path) {
+        Err(err) if err.kind() != io::ErrorKind::NotFound => Err(SynthError::io(
+            format!("could not remove stale output {}", path.display()),
+            err,
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_lines_are_deduplicated() {
+        let log = "Info: a\nx.v:3: ERROR: syntax error\nmore\nx.v:3: ERROR: syntax error\n";
+        assert_eq!(error_lines(log), vec!["x.v:3: ERROR: syntax error"]);
+    }
+
+    #[test]
+    fn tail_skips_blank_lines() {
+        assert_eq!(tail("a\n\nb\nc\n\n", 2), vec!["b", "c"]);
+    }
+
+    #[test]
+    fn missing_tool_names_its_package() {
+        let tool = Tool {
+            name: "surely-not-a-real-tool-ditto",
+            package: "some-package",
+        };
+        let err = tool.ensure_installed().unwrap_err();
+        assert!(
+            err.to_string().contains("apt-get install some-package"),
+            "{err}"
+        );
+        let err = tool.run(["--version"], None).unwrap_err();
+        assert!(matches!(err, SynthError::ToolMissing { .. }), "{err}");
+    }
+}
