@@ -60,6 +60,15 @@ macro_rules! configurations {
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }
+
+        /// Verilog of the board top of `config` (its hasher behind the USB UART).
+        pub fn board_verilog(config: &Config) -> String {
+            match config.name {
+                $($name => crate::verilog::top_verilog(
+                    crate::board::BoardTop::<$lanes, $fb, { $fb + 1 }>::new(config)),)+
+                other => unreachable!("configuration {other} is declared in ALL"),
+            }
+        }
     };
 }
 

@@ -7,5 +7,7 @@
 //! run time.
 pub mod hasher;
 pub mod model;
+pub mod testkit;
+pub mod uart;
 
 pub use model::{model_names, model_verilog_lines, waveform_dir, Model, PortId, PortInfo, SimError};

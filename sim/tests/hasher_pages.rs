@@ -1,7 +1,7 @@
 //! Page-level cosimulation of every configuration's hasher against the `sha1`
 //! crate: fixed pages, 10,000+ seeded random pages with random stalls on both
 //! handshakes, reset in the middle of a page, and the waveform a failure writes.
-mod common;
+use ditto_sim::testkit as common;
 use ditto_sim::hasher::{sha1_of, HashError, HasherSim, Stalls};
 use rand::Rng;
 

@@ -4,7 +4,7 @@
 //! value after every data block. A message of up to 63 padded blocks placed at
 //! the start of a page therefore has its SHA-1 in `chain` after its last
 //! block, whatever follows it in the page.
-mod common;
+use ditto_sim::testkit as common;
 use ditto_sim::hasher::{hex, sha1_of};
 use ditto_sim::Model;
 

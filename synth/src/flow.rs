@@ -50,6 +50,9 @@ pub struct FlowRequest {
     pub board: String,
     /// Hardware configuration name, only written into the report.
     pub config: String,
+    /// iCE40-HX8K package: `cb132` (the Alchitry Cu), or `ct256` (206 I/Os,
+    /// for measuring a block whose ports outnumber the Cu's pins).
+    pub package: String,
 }
 
 /// One nextpnr seed the flow tried.
@@ -115,7 +118,7 @@ pub struct FlowReport {
     pub nextpnr_version: String,
 }
 
-/// Synthesizes, places and routes `req.verilog` for the iCE40-HX8K (cb132)
+/// Synthesizes, places and routes `req.verilog` for the iCE40-HX8K (`req.package`)
 /// and, when timing is met, packs the bitstream `OUT/ditto.bin`.
 ///
 /// Seeds are tried in order until one meets `req.target_mhz`; the best
@@ -172,7 +175,7 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
             report: out(&format!("nextpnr-report-seed-{seed}.json")),
             log: out(&format!("nextpnr-seed-{seed}.log")),
         };
-        let result = nextpnr::place_and_route(&netlist, &pcf, req.target_mhz, seed, &run)?;
+        let result = nextpnr::place_and_route(&netlist, &pcf, &req.package, req.target_mhz, seed, &run)?;
         let (Some(fmax_mhz), Some(ratio)) = (result.fmax_mhz(), result.worst_ratio()) else {
             return Err(SynthError::NoClockDomain { log_path: run.log });
         };
@@ -221,7 +224,7 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
         board: req.board.clone(),
         config: req.config.clone(),
         device: "iCE40-HX8K".into(),
-        package: nextpnr::PACKAGE.into(),
+        package: req.package.clone(),
         top: req.top.clone(),
         luts: stats.luts,
         dffs: stats.dffs,
@@ -266,6 +269,13 @@ fn validate(req: &FlowRequest) -> Result<(), SynthError> {
     if let Some(seed) = req.seeds.iter().find(|&&s| s > MAX_SEED) {
         return invalid(format!(
             "seed {seed} is too large: nextpnr takes seeds up to {MAX_SEED}"
+        ));
+    }
+    if !nextpnr::PACKAGES.contains(&req.package.as_str()) {
+        return invalid(format!(
+            "package `{}` is not one of {}",
+            req.package,
+            nextpnr::PACKAGES.join(", ")
         ));
     }
     if !(req.target_mhz.is_finite() && req.target_mhz > 0.0) {
@@ -335,6 +345,7 @@ mod tests {
             seeds: vec![1],
             board: "alchitry-cu".into(),
             config: "cu".into(),
+            package: "cb132".into(),
         }
     }
 
@@ -356,6 +367,10 @@ mod tests {
             },
             FlowRequest {
                 target_mhz: f64::NAN,
+                ..request()
+            },
+            FlowRequest {
+                package: "tq144".into(),
                 ..request()
             },
         ];

@@ -11,7 +11,10 @@ use crate::tools::NEXTPNR;
 
 /// Device and package of the Alchitry Cu.
 pub(crate) const DEVICE_FLAG: &str = "--hx8k";
-pub(crate) const PACKAGE: &str = "cb132";
+/// The Alchitry Cu's package.
+pub const PACKAGE: &str = "cb132";
+/// HX8K packages the flow accepts.
+pub(crate) const PACKAGES: &[&str] = &["cb132", "ct256"];
 
 /// How much of one kind of device resource the design uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,6 +91,7 @@ struct FmaxJson {
 pub(crate) fn place_and_route(
     netlist: &Path,
     pcf: &Path,
+    package: &str,
     target_mhz: f64,
     seed: u64,
     out: &PnrOutputs,
@@ -98,7 +102,7 @@ pub(crate) fn place_and_route(
         [
             DEVICE_FLAG.as_ref(),
             "--package".as_ref(),
-            PACKAGE.as_ref(),
+            package.as_ref(),
             "--pcf".as_ref(),
             pcf.as_os_str(),
             "--pcf-allow-unconstrained".as_ref(),

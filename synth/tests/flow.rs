@@ -81,6 +81,7 @@ fn request(verilog: PathBuf, out_dir: PathBuf, target_mhz: f64, seeds: Vec<u64>)
         seeds,
         board: "alchitry-cu".into(),
         config: "test".into(),
+        package: "cb132".into(),
     }
 }
 

@@ -44,6 +44,8 @@ pub struct Sha1Hasher<const L: usize, const FB: usize, const FBP1: usize> {
     word_count: DFF<Bits<10>>,
     read_lane: DFF<Bits<8>>,
     flushing: DFF<Bit>,
+    // Registered reset of the engines: `reset` or a flush in progress.
+    engine_reset: DFF<Bit>,
     flush_count: DFF<Bits<12>>,
     flush_cycles: Constant<Bits<12>>,
     last_lane: Constant<Bits<8>>,
@@ -76,6 +78,7 @@ impl<const L: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<
             word_count: Default::default(),
             read_lane: Default::default(),
             flushing: Default::default(),
+            engine_reset: Default::default(),
             flush_count: Default::default(),
             // A FIFO drains at one word per clock: its depth plus its read latency.
             flush_cycles: Constant::new(bits::<12>(((1u64 << FB) + 2).min(4095))),
@@ -87,14 +90,15 @@ impl<const L: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<
 impl<const L: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L, FB, FBP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, write_lane, word_count, read_lane, flushing, flush_count);
+        dff_setup!(self, clock, write_lane, word_count, read_lane, flushing, engine_reset, flush_count);
+        self.engine_reset.d.next = self.reset.val() | self.flushing.q.val();
         self.word_ready.next = false;
         self.digest.next = 0.into();
         self.digest_valid.next = false;
         for i in 0..L {
             self.engines[i].clock.next = self.clock.val();
             self.buffers[i].clock.next = self.clock.val();
-            self.engines[i].reset.next = self.reset.val() | self.flushing.q.val();
+            self.engines[i].reset.next = self.engine_reset.q.val();
             // Lane input: its FIFO, drained without a consumer while flushing.
             self.buffers[i].data_in.next = self.word_in.val();
             self.buffers[i].write.next = false;
@@ -146,5 +150,22 @@ impl<const L: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L,
             self.word_count.d.next = 0.into();
             self.read_lane.d.next = 0.into();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{hasher_verilog, CU, LARGE};
+
+    #[test]
+    fn cu_hasher_is_synthesizable() {
+        let stats = ditto_synth::check_synthesizable(&hasher_verilog(&CU), "top").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.ebrs, 2, "a 16 x 32-bit lane FIFO takes two 256 x 16 block RAMs: {stats:?}");
+    }
+
+    #[test]
+    fn large_hasher_is_synthesizable() {
+        let stats = ditto_synth::check_synthesizable(&hasher_verilog(&LARGE), "top").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.ebrs, 4 * 8, "four 1,024 x 32-bit lane FIFOs: {stats:?}");
     }
 }

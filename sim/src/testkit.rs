@@ -1,5 +1,5 @@
-//! Shared helpers of the cosimulation tests: seeds and random pages.
-#![allow(dead_code)]
+//! Helpers for seeded random tests: every random test takes its seed from
+//! [`seed`], which prints it, so any failure can be replayed.
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -17,10 +17,12 @@ pub fn seed(test: &str) -> u64 {
     seed
 }
 
+/// The generator every random test draws from.
 pub fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 
+/// A page of random bytes.
 pub fn random_page(rng: &mut ChaCha8Rng) -> [u8; 4096] {
     let mut page = [0u8; 4096];
     rng.fill(&mut page[..]);

@@ -1,0 +1,60 @@
+//! `ditto bench hasher`: steady-state figures of each configuration's hasher,
+//! measured in cosimulation of the emitted Verilog.
+use crate::HostError;
+use ditto_hw::Config;
+use ditto_sim::hasher::{HasherSim, Stalls};
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use std::time::Instant;
+
+/// One configuration's hasher figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct HasherBench {
+    pub config: String,
+    pub lanes: usize,
+    pub pages: usize,
+    /// Cycles per page once every lane is busy (exact, from cycle counts).
+    pub steady_cycles_per_page: f64,
+    /// The same per 64-byte block hashed (65 blocks per page).
+    pub steady_cycles_per_block: f64,
+    /// The limit: 5,200 / lanes, or 1,024 (the 32-bit port), whichever is larger.
+    pub limit_cycles_per_page: f64,
+    /// First word in to digest out of the first page, pipeline empty.
+    pub latency_cycles: u64,
+    /// Simulated cycles per wall-clock second (machine-dependent).
+    pub sim_cycles_per_second: f64,
+    /// Lines of Verilog the model was built from.
+    pub verilog_lines: usize,
+}
+
+/// Hashes `pages` random pages (seeded) through `config`'s hasher with no stalls.
+pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let data: Vec<[u8; 4096]> = (0..pages)
+        .map(|_| {
+            let mut p = [0u8; 4096];
+            rng.fill(&mut p[..]);
+            p
+        })
+        .collect();
+    let mut sim = HasherSim::new(config)?;
+    let start_cycles = sim.model_mut().cycles();
+    let started = Instant::now();
+    let run = sim.hash_verified(&data, Stalls::NONE, &format!("bench_hasher_{}", config.name))?;
+    let wall = started.elapsed().as_secs_f64();
+    let simulated = sim.model_mut().cycles() - start_cycles;
+    // Steady state: skip the first 2 x lanes pages (the lanes filling up).
+    let skip = (2 * config.lanes).min(pages.saturating_sub(2));
+    let steady = (run.timing[pages - 1].digest - run.timing[skip].digest) as f64 / (pages - 1 - skip) as f64;
+    Ok(HasherBench {
+        config: config.name.to_string(),
+        lanes: config.lanes,
+        pages,
+        steady_cycles_per_page: steady,
+        steady_cycles_per_block: steady / 65.0,
+        limit_cycles_per_page: config.hasher_cycles_per_page_limit(),
+        latency_cycles: run.timing[0].digest - run.timing[0].first_word,
+        sim_cycles_per_second: simulated as f64 / wall,
+        verilog_lines: ditto_sim::model_verilog_lines(&format!("hasher_{}", config.name)).unwrap_or(0),
+    })
+}

@@ -1,0 +1,21 @@
+//! The driver's one error type.
+use std::path::PathBuf;
+
+/// Everything the host driver can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error(transparent)]
+    Config(#[from] ditto_hw::config::ConfigError),
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cosimulation failed: {0}")]
+    Cosim(#[from] ditto_sim::hasher::HashError),
+    #[error(transparent)]
+    Sim(#[from] ditto_sim::SimError),
+    #[error(transparent)]
+    Synth(#[from] ditto_synth::SynthError),
+    #[error("unknown board `{0}`; known boards: alchitry-cu")]
+    UnknownBoard(String),
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}

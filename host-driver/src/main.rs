@@ -1,0 +1,166 @@
+//! `ditto`: Ditto's command line. Every subcommand takes `--config NAME`.
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use ditto_host::{bench, hash, sample, synth};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "ditto", version, about = "Ditto: an open inline-deduplication core for FPGAs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write the Verilog of a configuration: its board top (`ditto_<config>.v`,
+    /// what `ditto synth` builds) and its hasher (`ditto_<config>_hasher.v`,
+    /// what the cosimulation runs).
+    Verilog {
+        #[arg(long, default_value = "cu")]
+        config: String,
+        #[arg(long, default_value = "out/verilog")]
+        out: PathBuf,
+    },
+    /// Hash FILE in 4 KiB pages through the cosimulated hardware (the last
+    /// partial page zero-filled); every digest is checked against the `sha1`
+    /// crate. Without FILE, a built-in sample is hashed.
+    Hash {
+        file: Option<PathBuf>,
+        #[arg(long, default_value = "cu")]
+        config: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Synthesize, place and route a configuration for a board, and pack its
+    /// bitstream; writes DIR/report.json and DIR/ditto.bin. Fails when
+    /// placement fails or timing is not met.
+    Synth {
+        #[arg(long, default_value = "alchitry-cu")]
+        board: String,
+        #[arg(long, default_value = "cu")]
+        config: String,
+        #[arg(long, default_value = "out/synth")]
+        out: PathBuf,
+        /// nextpnr seeds to try in order, until one meets timing.
+        #[arg(long, value_delimiter = ',', default_values_t = synth::DEFAULT_SEEDS.to_vec())]
+        seeds: Vec<u64>,
+        /// `board` (the default) builds the board top; `hasher` measures the
+        /// bare hasher alone.
+        #[arg(long, value_enum, default_value = "board")]
+        block: synth::Block,
+    },
+    /// Benchmarks, measured in cosimulation of the emitted Verilog.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+    /// List the configurations.
+    Configs,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Hasher steady-state cycles per page, latency, and cosimulation speed.
+    Hasher {
+        /// A configuration name, or `all`.
+        #[arg(long, default_value = "all")]
+        config: String,
+        #[arg(long, default_value_t = 64)]
+        pages: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn configs(name: &str) -> Result<Vec<ditto_hw::Config>> {
+    if name == "all" {
+        return Ok(ditto_hw::CONFIGS.to_vec());
+    }
+    Ok(vec![ditto_hw::by_name(name)?])
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Verilog { config, out } => {
+            let cfg = ditto_hw::by_name(&config)?;
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            for (file, text) in [
+                (format!("ditto_{}.v", cfg.name), ditto_hw::config::board_verilog(&cfg)),
+                (format!("ditto_{}_hasher.v", cfg.name), ditto_hw::config::hasher_verilog(&cfg)),
+            ] {
+                let path = out.join(file);
+                std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+                println!("{}", path.display());
+            }
+        }
+        Command::Hash { file, config, json } => {
+            let cfg = ditto_hw::by_name(&config)?;
+            let bytes = match &file {
+                Some(path) => std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
+                None => sample::sample_bytes(),
+            };
+            if bytes.is_empty() {
+                bail!("{} is empty: there is no page to hash", file.unwrap().display());
+            }
+            let report = hash::hash_bytes(&cfg, &bytes)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                for p in &report.pages {
+                    println!("{} {} {}", p.index, p.sha1, p.cycles);
+                }
+                let t = &report.totals;
+                println!("pages {}", t.pages);
+                println!("cycles {}", t.cycles);
+                println!("cycles_per_page {:.1}", t.cycles_per_page);
+                println!("cycles_per_block {:.2}", t.cycles_per_block);
+                println!("latency_cycles {}", t.latency_cycles);
+            }
+        }
+        Command::Synth { board, config, out, seeds, block } => {
+            let cfg = ditto_hw::by_name(&config)?;
+            match synth::synth_block(&board, &cfg, block, &out, &seeds) {
+                Ok(r) => {
+                    println!(
+                        "{} {}: {} of {} logic cells, {} LUTs, {} DFFs, {} EBRs, {:.2} MHz (target {} MHz, seed {}): timing met",
+                        r.board, r.config, r.logic_cells, r.logic_cells_available, r.luts, r.dffs, r.ebrs,
+                        r.fmax_mhz, r.target_mhz, r.seed
+                    );
+                    println!("{}", out.join(ditto_synth::REPORT_FILE).display());
+                    println!("{}", out.join(ditto_synth::BITSTREAM_FILE).display());
+                }
+                Err(e) => bail!("ditto synth --board {board} --config {config}: {e}"),
+            }
+        }
+        Command::Bench { what: BenchCommand::Hasher { config, pages, seed, json } } => {
+            if pages < 16 {
+                bail!("--pages must be at least 16 to reach the steady state");
+            }
+            let mut results = Vec::new();
+            for cfg in configs(&config)? {
+                let r = bench::bench_hasher(&cfg, pages, seed)?;
+                if !json {
+                    println!(
+                        "{}: lanes {} steady {:.1} cycles/page ({:.2}/block, limit {:.0}), latency {} cycles, cosim {:.2} M cycles/s",
+                        r.config, r.lanes, r.steady_cycles_per_page, r.steady_cycles_per_block,
+                        r.limit_cycles_per_page, r.latency_cycles, r.sim_cycles_per_second / 1e6
+                    );
+                }
+                results.push(r);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            }
+        }
+        Command::Configs => {
+            for c in ditto_hw::CONFIGS {
+                println!("{:8} lanes {} lane FIFO {} words, {} MHz: {}", c.name, c.lanes, c.lane_fifo_words(), c.clock_mhz, c.about);
+            }
+        }
+    }
+    Ok(())
+}

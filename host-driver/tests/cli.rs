@@ -1,0 +1,103 @@
+//! The `ditto` command end to end: `hash`, `verilog`, and its errors.
+use std::process::Command;
+
+fn ditto(args: &[&str]) -> std::process::Output {
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_ditto"));
+    assert!(bin.exists(), "{} is not built: run `cargo build -p ditto-host`", bin.display());
+    Command::new(bin).args(args).env("RUST_BACKTRACE", "0").output().expect("ditto runs")
+}
+
+fn sha1_hex(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    sha1::Sha1::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ditto-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn hash_a_file_prints_one_line_per_page_and_totals() {
+    let dir = temp_dir("hash");
+    let file = dir.join("data.bin");
+    // Two full pages and a partial third one, zero-filled to 4 KiB by the command.
+    let mut data: Vec<u8> = (0..(2 * 4096 + 1000)).map(|i| (i * 31 % 251) as u8).collect();
+    std::fs::write(&file, &data).unwrap();
+    let out = ditto(&["hash", file.to_str().unwrap(), "--config", "cu"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    data.resize(3 * 4096, 0);
+    for (i, page) in data.chunks(4096).enumerate() {
+        let fields: Vec<&str> = lines[i].split(' ').collect();
+        assert_eq!(fields.len(), 3, "line {i}: {}", lines[i]);
+        assert_eq!(fields[0], i.to_string());
+        assert_eq!(fields[1], sha1_hex(page));
+        let cycles: u64 = fields[2].parse().unwrap();
+        assert!((5_200..5_300).contains(&cycles), "page {i} took {cycles} cycles");
+    }
+    assert_eq!(lines[3], "pages 3");
+    assert!(lines[4].starts_with("cycles "));
+    assert!(lines[5].starts_with("cycles_per_page "));
+    assert!(lines[6].starts_with("cycles_per_block "));
+    assert!(lines[7].starts_with("latency_cycles "));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn hash_without_a_file_hashes_the_builtin_sample_as_json() {
+    let out = ditto(&["hash", "--json", "--config", "large"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sample = ditto_host::sample::sample_bytes();
+    let pages = report["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), ditto_host::sample::SAMPLE_PAGES);
+    for (page, entry) in sample.chunks(4096).zip(pages) {
+        assert_eq!(entry["sha1"], sha1_hex(page));
+    }
+    assert_eq!(report["totals"]["lanes"], 4);
+    assert_eq!(report["totals"]["pages"], 16);
+}
+
+#[test]
+fn verilog_writes_the_board_top_and_the_hasher() {
+    let dir = temp_dir("verilog");
+    let out = ditto(&["verilog", "--config", "cu", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for file in ["ditto_cu.v", "ditto_cu_hasher.v"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.contains("module top("), "{file}");
+    }
+    let board = std::fs::read_to_string(dir.join("ditto_cu.v")).unwrap();
+    assert!(board.contains("usb_rx") && board.contains("usb_tx") && board.contains("rst_n"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn unknown_config_is_a_clear_error() {
+    let out = ditto(&["hash", "--config", "huge"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown configuration `huge`") && err.contains("cu, large"), "{err}");
+}
+
+#[test]
+fn missing_file_is_a_clear_error() {
+    let out = ditto(&["hash", "/nonexistent/ditto-input"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("reading /nonexistent/ditto-input"), "{err}");
+}
+
+#[test]
+fn empty_file_is_a_clear_error() {
+    let dir = temp_dir("empty");
+    let file = dir.join("empty.bin");
+    std::fs::write(&file, b"").unwrap();
+    let out = ditto(&["hash", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is empty"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
