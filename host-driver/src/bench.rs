@@ -43,8 +43,10 @@ pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBe
     let run = sim.hash_verified(&data, Stalls::NONE, &format!("bench_hasher_{}", config.name))?;
     let wall = started.elapsed().as_secs_f64();
     let simulated = sim.model_mut().cycles() - start_cycles;
-    // Steady state: skip the first 2 x lanes pages (the lanes filling up).
-    let skip = (2 * config.lanes).min(pages.saturating_sub(2));
+    // Steady state: the second half of the run (the lanes and their FIFOs
+    // have filled up by then), over a whole number of rounds of the lanes.
+    let span = ((pages - 1 - pages / 2) / config.lanes).max(1) * config.lanes;
+    let skip = pages - 1 - span;
     let steady = (run.timing[pages - 1].digest - run.timing[skip].digest) as f64 / (pages - 1 - skip) as f64;
     Ok(HasherBench {
         config: config.name.to_string(),

@@ -16,6 +16,8 @@ pub enum HostError {
     Synth(#[from] ditto_synth::SynthError),
     #[error("unknown board `{0}`; known boards: alchitry-cu")]
     UnknownBoard(String),
+    #[error(transparent)]
+    Figures(#[from] crate::figures::FiguresError),
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
 }

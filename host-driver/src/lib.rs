@@ -2,6 +2,7 @@
 //! cosimulation of the emitted Verilog, builds bitstreams, and measures.
 pub mod bench;
 mod error;
+pub mod figures;
 pub mod hash;
 pub mod sample;
 pub mod synth;

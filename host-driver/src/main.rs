@@ -56,6 +56,19 @@ enum Command {
         #[command(subcommand)]
         what: BenchCommand,
     },
+    /// Run the commands behind the README's figures (the hasher benchmark
+    /// and both Cu syntheses) and print them as Markdown, or write them into
+    /// the figure block of a file with `--update README.md`.
+    Figures {
+        /// Replace the figure block of this Markdown file.
+        #[arg(long)]
+        update: Option<PathBuf>,
+        /// Where the syntheses write their outputs.
+        #[arg(long, default_value = "out/figures")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 64)]
+        pages: usize,
+    },
     /// List the configurations.
     Configs,
 }
@@ -154,6 +167,23 @@ fn main() -> Result<()> {
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&results)?);
+            }
+        }
+        Command::Figures { update, out, pages } => {
+            let hashers = ditto_hw::CONFIGS
+                .iter()
+                .map(|cfg| bench::bench_hasher(cfg, pages, 1))
+                .collect::<Result<Vec<_>, _>>()?;
+            let cu = ditto_hw::config::CU;
+            let board = synth::synth_block("alchitry-cu", &cu, synth::Block::Board, &out.join("board"), synth::DEFAULT_SEEDS)?;
+            let block = synth::synth_block("alchitry-cu", &cu, synth::Block::Hasher, &out.join("hasher"), synth::DEFAULT_SEEDS)?;
+            let markdown = ditto_host::figures::render(&hashers, &board, &block);
+            match update {
+                Some(path) => {
+                    ditto_host::figures::update_file(&path, &markdown)?;
+                    println!("updated the figures in {}", path.display());
+                }
+                None => println!("{markdown}"),
             }
         }
         Command::Configs => {
