@@ -66,6 +66,7 @@ pub struct Model {
     handle: *mut c_void,
     cycles: u64,
     waveform: Option<PathBuf>,
+    record_from: Option<u64>,
     scratch: [u32; 32],
 }
 
@@ -79,7 +80,7 @@ impl Model {
         // SAFETY: the shim allocates a fresh instance; it is freed exactly once in Drop.
         let handle = unsafe { (entry.fns.new)() };
         assert!(!handle.is_null());
-        Ok(Self { entry, handle, cycles: 0, waveform: None, scratch: [0; 32] })
+        Ok(Self { entry, handle, cycles: 0, waveform: None, record_from: None, scratch: [0; 32] })
     }
 
     /// The model's name.
@@ -156,6 +157,10 @@ impl Model {
 
     /// One clock cycle (rising then falling edge).
     pub fn tick(&mut self) {
+        if self.record_from == Some(self.cycles) {
+            self.record_from = None;
+            self.set_waveform_recording(true);
+        }
         // SAFETY: handle is live.
         unsafe { (self.entry.fns.tick)(self.handle) }
         self.cycles += 1;
@@ -188,6 +193,17 @@ impl Model {
         Ok(())
     }
 
+    /// Opens a VCD waveform at `path` that starts recording at cycle `from`
+    /// (counted like [`Model::cycles`]), so that a long run records only its end.
+    pub fn start_waveform_at(&mut self, path: &Path, from: u64) -> Result<(), SimError> {
+        self.start_waveform(path)?;
+        if from > self.cycles {
+            self.set_waveform_recording(false);
+            self.record_from = Some(from);
+        }
+        Ok(())
+    }
+
     /// Pauses or resumes recording into the open waveform.
     pub fn set_waveform_recording(&mut self, on: bool) {
         // SAFETY: handle is live.
@@ -213,6 +229,7 @@ impl Drop for Model {
 /// or `target/waveforms` under the workspace.
 pub fn waveform_dir() -> PathBuf {
     std::env::var_os("DITTO_WAVEFORM_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target").join("waveforms")
+        let sim_crate = Path::new(env!("CARGO_MANIFEST_DIR"));
+        sim_crate.parent().unwrap_or(sim_crate).join("target").join("waveforms")
     })
 }

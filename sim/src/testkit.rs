@@ -28,3 +28,34 @@ pub fn random_page(rng: &mut ChaCha8Rng) -> [u8; 4096] {
     rng.fill(&mut page[..]);
     page
 }
+
+/// Cycles of waveform kept before the failing cycle when a test is replayed.
+pub const WAVEFORM_WINDOW: u64 = 50_000;
+
+/// Runs a cosimulation test body on a fresh instance of `model`. If the body
+/// panics, it is run again on another fresh instance, deterministically (its
+/// randomness must come from a seed), with a VCD waveform recorded over the
+/// last [`WAVEFORM_WINDOW`] cycles before the failure; the test then fails
+/// with the original message and the waveform's path.
+pub fn cosim(label: &str, model: &str, body: impl Fn(&mut crate::Model)) {
+    use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+    let mut first = crate::Model::new(model).unwrap_or_else(|e| panic!("{e}"));
+    let failure = match catch_unwind(AssertUnwindSafe(|| body(&mut first))) {
+        Ok(()) => return,
+        Err(panic) => panic,
+    };
+    let failed_at = first.cycles();
+    drop(first);
+    let path = crate::waveform_dir().join(format!("{label}.vcd"));
+    let mut replay = crate::Model::new(model).unwrap_or_else(|e| panic!("{e}"));
+    let where_ = match replay.start_waveform_at(&path, failed_at.saturating_sub(WAVEFORM_WINDOW)) {
+        Ok(()) => {
+            let _ = catch_unwind(AssertUnwindSafe(|| body(&mut replay)));
+            replay.finish_waveform();
+            format!("waveform of cycles {}..{failed_at}: {}", failed_at.saturating_sub(WAVEFORM_WINDOW), path.display())
+        }
+        Err(e) => format!("no waveform: {e}"),
+    };
+    eprintln!("{label}: cosimulation failed at cycle {failed_at}; {where_}");
+    resume_unwind(failure)
+}

@@ -1,22 +1,21 @@
 //! The `cu` board top cosimulated through its pins: pages go in over `usb_rx`
 //! bit by bit from a Rust UART peer, digests come back on `usb_tx`.
-use ditto_sim::testkit as common;
 use ditto_sim::hasher::sha1_of;
+use ditto_sim::testkit as common;
 use ditto_sim::uart::UartPeer;
 use ditto_sim::Model;
 
-struct Board {
-    model: Model,
+struct Board<'m> {
+    model: &'m mut Model,
     peer: UartPeer,
     usb_rx: ditto_sim::PortId,
     usb_tx: ditto_sim::PortId,
     led: ditto_sim::PortId,
 }
 
-impl Board {
-    fn new() -> Self {
+impl<'m> Board<'m> {
+    fn new(model: &'m mut Model) -> Self {
         let cfg = ditto_hw::config::CU;
-        let mut model = Model::new("board_cu").unwrap();
         let (usb_rx, usb_tx, led) = (model.input("usb_rx").unwrap(), model.port("usb_tx").unwrap(), model.port("led").unwrap());
         let rst_n = model.input("rst_n").unwrap();
         model.set(rst_n, 1);
@@ -48,9 +47,11 @@ impl Board {
 
 #[test]
 fn board_top_hashes_pages_sent_over_the_uart() {
-    let mut rng = common::rng(common::seed("board_top_hashes_pages_sent_over_the_uart"));
+    let label = "board_top_hashes_pages_sent_over_the_uart";
+    let mut rng = common::rng(common::seed(label));
     let pages = [common::random_page(&mut rng), [0u8; 4096]];
-    let mut board = Board::new();
+    common::cosim(label, "board_cu", |m| {
+    let mut board = Board::new(m);
     board.run_until_received(0, 100); // power-on reset
     for page in &pages {
         board.peer.send(page);
@@ -62,11 +63,14 @@ fn board_top_hashes_pages_sent_over_the_uart() {
     let leds = board.leds();
     assert_eq!(leds >> 4, 2, "led[7:4] counts digests sent");
     assert_eq!(leds & 0b1100, 0, "no framing error, no overflow");
+    });
 }
 
 #[test]
 fn corrupted_stop_bit_lights_the_framing_led_and_the_board_keeps_serving() {
-    let mut board = Board::new();
+    let label = "corrupted_stop_bit_lights_the_framing_led_and_the_board_keeps_serving";
+    common::cosim(label, "board_cu", |m| {
+    let mut board = Board::new(m);
     board.run_until_received(0, 100);
     board.peer.send_bad_stop_bit(0x55);
     board.run_until_received(0, 20 * 100);
@@ -76,4 +80,5 @@ fn corrupted_stop_bit_lights_the_framing_led_and_the_board_keeps_serving() {
     board.peer.send(&page);
     board.run_until_received(20, 4096 * 10 * 100 + 200_000);
     assert_eq!(board.peer.received[..20], sha1_of(&page));
+    });
 }

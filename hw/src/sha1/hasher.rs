@@ -14,6 +14,11 @@
 //! 1,024 words, an engine needs 5,200 cycles for it, so five lanes saturate
 //! one word per clock).
 //!
+//! A lane keeps its finished digest in its chaining registers until it is
+//! collected; it can hash the next page up to round 77 of its first block
+//! meanwhile. A consumer that takes digests within about 77 cycles of their
+//! appearance therefore never slows the hasher down.
+//!
 //! `reset` also empties the lane FIFOs: `word_ready` stays low while they
 //! drain (`2^FB + 3` cycles after `reset` falls).
 use super::engine::Sha1Engine;

@@ -1,0 +1,31 @@
+//! The waveform a failing cosimulation leaves behind.
+use ditto_sim::{testkit, waveform_dir, Model};
+
+#[test]
+fn a_failing_cosim_test_writes_a_waveform_of_its_last_cycles_and_names_it() {
+    let label = "deliberate_failure_waveform_window";
+    let path = waveform_dir().join(format!("{label}.vcd"));
+    let _ = std::fs::remove_file(&path);
+    let failure_cycle = testkit::WAVEFORM_WINDOW + 3_000;
+    let result = std::panic::catch_unwind(|| {
+        testkit::cosim(label, "sha1_engine", |m: &mut Model| {
+            let reset = m.input("reset").unwrap();
+            m.set(reset, 1);
+            while m.cycles() < failure_cycle {
+                m.tick();
+                m.set(reset, 0);
+            }
+            panic!("deliberate failure at cycle {}", m.cycles());
+        })
+    });
+    let message = *result.expect_err("the body panics").downcast::<String>().unwrap();
+    assert_eq!(message, format!("deliberate failure at cycle {failure_cycle}"), "the original message survives");
+    let vcd = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(vcd.contains("$enddefinitions"));
+    // Ten time units per cycle: the window starts at the right cycle and ends at the failure.
+    let first = 10 * (failure_cycle - testkit::WAVEFORM_WINDOW);
+    assert!(vcd.contains(&format!("\n#{first}\n")), "window starts at #{first}");
+    assert!(!vcd.contains(&format!("\n#{}\n", first - 10)), "nothing before the window");
+    assert!(vcd.contains(&format!("\n#{}\n", 10 * (failure_cycle - 1))), "window reaches the failure");
+    std::fs::remove_file(&path).unwrap();
+}
