@@ -41,7 +41,7 @@ pub fn render(hashers: &[HasherBench], board: &FlowReport, block: &FlowReport) -
     writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
     for (what, cmd, r) in [
         ("board top: hasher + UART + glue", "ditto synth --board alchitry-cu --config cu", board),
-        ("hasher alone (engine + lane FIFO)", "ditto synth --config cu --block hasher", block),
+        ("hasher alone (for `cu`: one engine)", "ditto synth --config cu --block hasher", block),
     ] {
         writeln!(
             md,

@@ -11,7 +11,8 @@ pub struct Config {
     pub about: &'static str,
     /// SHA-1 lanes working in parallel.
     pub lanes: usize,
-    /// log2 of the words of the FIFO in front of each lane.
+    /// log2 of the words of the FIFO in front of each lane; 0 for no FIFO
+    /// (only with one lane, which then takes the stream directly).
     pub lane_fifo_bits: usize,
     /// Clock frequency the design is built for, in MHz.
     pub clock_mhz: u32,
@@ -20,9 +21,13 @@ pub struct Config {
 }
 
 impl Config {
-    /// Words of the FIFO in front of each lane.
+    /// Words of the FIFO in front of each lane (0: none).
     pub fn lane_fifo_words(&self) -> usize {
-        1 << self.lane_fifo_bits
+        if self.lane_fifo_bits == 0 {
+            0
+        } else {
+            1 << self.lane_fifo_bits
+        }
     }
     /// Steady-state clock cycles per page of the hasher: the SHA-1 limit of
     /// 5,200 cycles per page per lane, or the 1,024 cycles a page takes to
@@ -47,7 +52,12 @@ macro_rules! configurations {
                 clock_mhz: $mhz, uart_baud: $baud,
             };
             #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
-            pub type $hasher = crate::sha1::Sha1Hasher<$lanes, $fb, { $fb + 1 }>;
+            pub type $hasher = crate::sha1::Sha1Hasher<
+                $lanes,
+                { if $fb == 0 { 0 } else { $lanes } },
+                { if $fb == 0 { 2 } else { $fb } },
+                { if $fb == 0 { 3 } else { $fb + 1 } },
+            >;
         )+
 
         /// Every configuration, in the order they are documented.
@@ -64,8 +74,12 @@ macro_rules! configurations {
         /// Verilog of the board top of `config` (its hasher behind the USB UART).
         pub fn board_verilog(config: &Config) -> String {
             match config.name {
-                $($name => crate::verilog::top_verilog(
-                    crate::board::BoardTop::<$lanes, $fb, { $fb + 1 }>::new(config)),)+
+                $($name => crate::verilog::top_verilog(crate::board::BoardTop::<
+                    $lanes,
+                    { if $fb == 0 { 0 } else { $lanes } },
+                    { if $fb == 0 { 2 } else { $fb } },
+                    { if $fb == 0 { 3 } else { $fb + 1 } },
+                >::new(config)),)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }
@@ -75,8 +89,8 @@ macro_rules! configurations {
 configurations! {
     CU, CuHasher: {
         name: "cu",
-        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane with a 16-word input FIFO.",
-        lanes: 1, lane_fifo_bits: 4, clock_mhz: 100, uart_baud: 1_000_000,
+        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly (no block RAM).",
+        lanes: 1, lane_fifo_bits: 0, clock_mhz: 100, uart_baud: 1_000_000,
     },
     LARGE, LargeHasher: {
         name: "large",

@@ -3,6 +3,7 @@
 //! Ports (all synchronous to `clock`):
 //! - `reset` (in, active high, synchronous): drops the page in progress and any
 //!   digest not yet taken; the engine then waits for the first word of a page.
+//!   `word_ready` is low while `reset` is high.
 //! - `word_in` / `word_valid` / `word_ready`: the page stream, 1,024 big-endian
 //!   32-bit words per page (word `i` holds bytes `4i..4i+3`, byte `4i` in bits
 //!   31..24). A word moves when `word_valid && word_ready`. `word_ready` does not
@@ -254,8 +255,9 @@ impl Logic for Sha1Engine {
         self.page_end.next = self.at_round79.q.val() & self.at_last_block.q.val() & !self.idle.q.val();
         self.hold_stall.next = self.hold_point.q.val() & (self.digest_full.q.val() | self.iv_load.q.val());
         self.take_word.next = self.fetch.q.val() & self.w_hold_valid.q.val() & !self.hold_stall.val();
-        // The input register refills on the clock it is emptied.
-        self.word_ready.next = !self.w_hold_valid.q.val() | self.take_word.val();
+        // The input register refills on the clock it is emptied; no word is
+        // taken while in reset (it would be dropped).
+        self.word_ready.next = (!self.w_hold_valid.q.val() | self.take_word.val()) & !self.reset.val();
         if self.take_word.val() {
             self.w_hold_valid.d.next = false;
         }

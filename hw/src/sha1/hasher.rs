@@ -1,18 +1,20 @@
-//! `Sha1Hasher<L, FB, FBP1>`: `L` SHA-1 lanes behind one page stream, digests
-//! returned in page order.
+//! `Sha1Hasher<L, NB, FB, FBP1>`: `L` SHA-1 lanes behind one page stream,
+//! digests returned in page order.
 //!
 //! Ports: the same contract as [`Sha1Engine`](super::engine::Sha1Engine)
 //! (`clock`, `reset`, `word_in`/`word_valid`/`word_ready`, 1,024 words a page,
 //! `digest`/`digest_valid`/`digest_ready`).
 //!
 //! Page `n` goes to lane `n mod L`; digests are collected from the lanes in the
-//! same round-robin order, so they leave in page order. Each lane has a FIFO of
-//! `2^FB` words in block RAM in front of it, so that the stream can fill one
+//! same round-robin order, so they leave in page order. With `NB = L`, each
+//! lane has a FIFO of `2^FB` words in block RAM in front of it, so that the stream can fill one
 //! lane at up to one word per clock and move on to the next while the first is
 //! still hashing: with a page buffer per lane (`FB = 10`), throughput grows
 //! linearly with `L` until the 32-bit port itself is the limit (a page is
 //! 1,024 words, an engine needs 5,200 cycles for it, so five lanes saturate
-//! one word per clock).
+//! one word per clock). With `NB = 0` (one lane only) the engine takes the
+//! stream directly: its own input register is all a single lane needs, and no
+//! block RAM is spent.
 //!
 //! A lane keeps its finished digest in its chaining registers until it is
 //! collected; it can hash the next page up to round 77 of its first block
@@ -25,7 +27,7 @@ use super::engine::Sha1Engine;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct Sha1Hasher<const L: usize, const FB: usize, const FBP1: usize> {
+pub struct Sha1Hasher<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -44,7 +46,7 @@ pub struct Sha1Hasher<const L: usize, const FB: usize, const FBP1: usize> {
     pub digest_ready: Signal<In, Bit>,
 
     engines: [Sha1Engine; L],
-    buffers: [SynchronousFIFO<Bits<32>, FB, FBP1, 1>; L],
+    buffers: [SynchronousFIFO<Bits<32>, FB, FBP1, 1>; NB],
     write_lane: DFF<Bits<8>>,
     word_count: DFF<Bits<10>>,
     read_lane: DFF<Bits<8>>,
@@ -56,18 +58,19 @@ pub struct Sha1Hasher<const L: usize, const FB: usize, const FBP1: usize> {
     last_lane: Constant<Bits<8>>,
 }
 
-impl<const L: usize, const FB: usize, const FBP1: usize> Sha1Hasher<L, FB, FBP1> {
+impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Sha1Hasher<L, NB, FB, FBP1> {
     /// Number of lanes.
     pub const LANES: usize = L;
-    /// Words of each lane's FIFO.
-    pub const LANE_FIFO_WORDS: usize = 1 << FB;
+    /// Words of each lane's FIFO (0: the lane takes the stream directly).
+    pub const LANE_FIFO_WORDS: usize = if NB == 0 { 0 } else { 1 << FB };
 }
 
-impl<const L: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<L, FB, FBP1> {
+impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<L, NB, FB, FBP1> {
     fn default() -> Self {
         assert!((1..=64).contains(&L), "lanes must be 1..=64, got {L}");
         assert_eq!(FBP1, FB + 1, "FBP1 must be FB + 1");
         assert!((2..=11).contains(&FB), "lane FIFO of 2^{FB} words is out of range");
+        assert!(NB == L || (NB == 0 && L == 1), "lane FIFOs: one per lane, or none for a single lane");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -92,7 +95,7 @@ impl<const L: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<
     }
 }
 
-impl<const L: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L, FB, FBP1> {
+impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L, NB, FB, FBP1> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, write_lane, word_count, read_lane, flushing, engine_reset, flush_count);
@@ -102,9 +105,24 @@ impl<const L: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L,
         self.digest_valid.next = false;
         for i in 0..L {
             self.engines[i].clock.next = self.clock.val();
-            self.buffers[i].clock.next = self.clock.val();
             self.engines[i].reset.next = self.engine_reset.q.val();
-            // Lane input: its FIFO, drained without a consumer while flushing.
+            // The stream goes straight to the lane unless it has a FIFO (below).
+            self.engines[i].word_in.next = self.word_in.val();
+            self.engines[i].word_valid.next = self.word_valid.val() & !self.flushing.q.val();
+            if self.write_lane.q.val().index() == i {
+                self.word_ready.next = self.engines[i].word_ready.val() & !self.flushing.q.val();
+            }
+            // Lane output, collected round-robin.
+            self.engines[i].digest_ready.next = false;
+            if self.read_lane.q.val().index() == i {
+                self.digest.next = self.engines[i].digest.val();
+                self.digest_valid.next = self.engines[i].digest_valid.val();
+                self.engines[i].digest_ready.next = self.digest_ready.val();
+            }
+        }
+        for i in 0..NB {
+            // Lane input through its FIFO, drained without a consumer while flushing.
+            self.buffers[i].clock.next = self.clock.val();
             self.buffers[i].data_in.next = self.word_in.val();
             self.buffers[i].write.next = false;
             self.engines[i].word_in.next = self.buffers[i].data_out.val();
@@ -116,13 +134,6 @@ impl<const L: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L,
                 self.buffers[i].write.next = self.word_valid.val()
                     & !self.buffers[i].full.val()
                     & !self.flushing.q.val();
-            }
-            // Lane output, collected round-robin.
-            self.engines[i].digest_ready.next = false;
-            if self.read_lane.q.val().index() == i {
-                self.digest.next = self.engines[i].digest.val();
-                self.digest_valid.next = self.engines[i].digest_valid.val();
-                self.engines[i].digest_ready.next = self.digest_ready.val();
             }
         }
         if self.word_valid.val() & self.word_ready.val() {
@@ -165,7 +176,7 @@ mod tests {
     #[test]
     fn cu_hasher_is_synthesizable() {
         let stats = ditto_synth::check_synthesizable(&hasher_verilog(&CU), "top").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(stats.ebrs, 2, "a 16 x 32-bit lane FIFO takes two 256 x 16 block RAMs: {stats:?}");
+        assert_eq!(stats.ebrs, 0, "one lane takes the stream directly, with no FIFO: {stats:?}");
     }
 
     #[test]
