@@ -5,6 +5,7 @@ use ditto_hw::sha1::PAGE_BYTES;
 use ditto_hw::Config;
 use ditto_sim::hasher::{hex, HasherSim, Page, Stalls};
 use serde::Serialize;
+use std::path::Path;
 
 /// One page's result.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -51,11 +52,28 @@ pub fn pages_of(bytes: &[u8]) -> Vec<Page> {
 }
 
 /// Hashes `bytes` on the cosimulated hasher of `config`. A digest that differs
-/// from the `sha1` crate's is an error (with a waveform of the failure).
-pub fn hash_bytes(config: &Config, bytes: &[u8]) -> Result<HashReport, HostError> {
+/// from the `sha1` crate's is an error (with a waveform of the failure). With
+/// `waveform`, the whole run is recorded into that VCD file.
+pub fn hash_bytes(config: &Config, bytes: &[u8], waveform: Option<&Path>) -> Result<HashReport, HostError> {
     let pages = pages_of(bytes);
     let mut sim = HasherSim::new(config)?;
-    let run = sim.hash_verified(&pages, Stalls::NONE, &format!("ditto_hash_{}", config.name))?;
+    let run = match waveform {
+        None => sim.hash_verified(&pages, Stalls::NONE, &format!("ditto_hash_{}", config.name))?,
+        Some(path) => {
+            let run = sim.hash(&pages, Stalls::NONE, Some((path, 0)))?;
+            let expected: Vec<[u8; 20]> = pages.iter().map(ditto_sim::hasher::sha1_of).collect();
+            if let Some(bad) = ditto_sim::hasher::first_mismatch(&run, &expected) {
+                return Err(ditto_sim::hasher::HashError::Mismatch {
+                    page: bad,
+                    got: hex(&run.digests[bad]),
+                    want: hex(&expected[bad]),
+                    waveform: path.display().to_string(),
+                }
+                .into());
+            }
+            run
+        }
+    };
     let per_page = run.page_cycles();
     let cycles = run.timing.last().map_or(0, |t| t.digest - run.timing[0].first_word);
     let n = pages.len().max(1) as f64;

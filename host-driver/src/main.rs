@@ -32,6 +32,9 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Record the whole cosimulation into this VCD file.
+        #[arg(long)]
+        waveform: Option<PathBuf>,
     },
     /// Synthesize, place and route a configuration for a board, and pack its
     /// bitstream; writes DIR/report.json and DIR/ditto.bin. Fails when
@@ -110,7 +113,7 @@ fn main() -> Result<()> {
                 println!("{}", path.display());
             }
         }
-        Command::Hash { file, config, json } => {
+        Command::Hash { file, config, json, waveform } => {
             let cfg = ditto_hw::by_name(&config)?;
             let bytes = match &file {
                 Some(path) => std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
@@ -119,7 +122,10 @@ fn main() -> Result<()> {
             if bytes.is_empty() {
                 bail!("{} is empty: there is no page to hash", file.unwrap().display());
             }
-            let report = hash::hash_bytes(&cfg, &bytes)?;
+            let report = hash::hash_bytes(&cfg, &bytes, waveform.as_deref())?;
+            if let Some(path) = &waveform {
+                eprintln!("waveform: {}", path.display());
+            }
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -101,3 +101,17 @@ fn empty_file_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is empty"));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn hash_with_waveform_records_the_run_into_a_vcd() {
+    let dir = temp_dir("waveform");
+    let vcd = dir.join("hash.vcd");
+    let out = ditto(&["hash", "--config", "cu", "--waveform", vcd.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("waveform: {}", vcd.display())));
+    let text = std::fs::read_to_string(&vcd).unwrap();
+    assert!(text.contains("$enddefinitions") && text.contains("digest_valid"));
+    // 16 sample pages of 5,200 cycles, ten time units per cycle.
+    assert!(text.contains("\n#800000\n"), "the whole run is recorded");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -224,7 +224,7 @@ impl HasherSim {
     ) -> Result<HashRun, HashError> {
         assert_eq!(pages.len(), expected.len(), "one expected digest per page");
         let run = self.hash(pages, stalls, None)?;
-        let Some(bad) = (0..pages.len()).find(|&i| run.digests[i] != expected[i]) else {
+        let Some(bad) = first_mismatch(&run, expected) else {
             return Ok(run);
         };
         let path = waveform_path(label);
@@ -236,6 +236,11 @@ impl HasherSim {
         };
         Err(HashError::Mismatch { page: bad, got: hex(&run.digests[bad]), want: hex(&expected[bad]), waveform })
     }
+}
+
+/// The first page whose digest in `run` differs from `expected`.
+pub fn first_mismatch(run: &HashRun, expected: &[[u8; 20]]) -> Option<usize> {
+    run.digests.iter().zip(expected).position(|(got, want)| got != want)
 }
 
 /// SHA-1 of a page by the `sha1` crate: the software reference.
