@@ -112,15 +112,21 @@ impl Model {
         Ok(id)
     }
 
+    /// Name of a port.
+    pub fn port_name(&self, port: PortId) -> &'static str {
+        self.entry.ports[port.0 as usize].name
+    }
+
     /// Width of a port in bits.
     pub fn width(&self, port: PortId) -> u32 {
         self.entry.ports[port.0 as usize].width
     }
 
-    /// Drives an input of up to 64 bits.
+    /// Drives an input of up to 64 bits (wider ones: [`Model::set_words`]).
     pub fn set(&mut self, port: PortId, value: u64) {
+        assert!(self.width(port) <= 64, "port {} is wider than 64 bits: use set_words", self.port_name(port));
         let words = [value as u32, (value >> 32) as u32];
-        // SAFETY: the shim reads at most two words for ports up to 64 bits.
+        // SAFETY: the port is at most 64 bits, so the shim reads at most two words.
         unsafe { (self.entry.fns.set)(self.handle, port.0, words.as_ptr()) }
     }
 
@@ -132,10 +138,11 @@ impl Model {
         unsafe { (self.entry.fns.set)(self.handle, port.0, words.as_ptr()) }
     }
 
-    /// Reads a port of up to 64 bits.
+    /// Reads a port of up to 64 bits (wider ones: [`Model::get_words`]).
     pub fn get(&mut self, port: PortId) -> u64 {
+        assert!(self.width(port) <= 64, "port {} is wider than 64 bits: use get_words", self.port_name(port));
         let mut words = [0u32; 2];
-        // SAFETY: the shim writes at most two words for ports up to 64 bits.
+        // SAFETY: the port is at most 64 bits, so the shim writes at most two words.
         unsafe { (self.entry.fns.get)(self.handle, port.0, words.as_mut_ptr()) }
         words[0] as u64 | ((words[1] as u64) << 32)
     }

@@ -1,4 +1,4 @@
-//! The waveform a failing cosimulation leaves behind.
+//! The `Model` API: the waveform a failing cosimulation leaves behind, and port safety.
 use ditto_sim::{testkit, waveform_dir, Model};
 
 #[test]
@@ -28,4 +28,12 @@ fn a_failing_cosim_test_writes_a_waveform_of_its_last_cycles_and_names_it() {
     assert!(!vcd.contains(&format!("\n#{}\n", first - 10)), "nothing before the window");
     assert!(vcd.contains(&format!("\n#{}\n", 10 * (failure_cycle - 1))), "window reaches the failure");
     std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+#[should_panic(expected = "port digest is wider than 64 bits: use get_words")]
+fn reading_a_wide_port_as_u64_is_refused_not_overrun() {
+    let mut m = Model::new("sha1_engine").unwrap();
+    let digest = m.port("digest").unwrap();
+    let _ = m.get(digest);
 }
