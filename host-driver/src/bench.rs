@@ -3,7 +3,6 @@
 use crate::HostError;
 use ditto_hw::Config;
 use ditto_sim::hasher::{HasherSim, Stalls};
-use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -29,14 +28,15 @@ pub struct HasherBench {
 
 /// Hashes `pages` random pages (seeded) through `config`'s hasher with no stalls.
 pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let data: Vec<[u8; 4096]> = (0..pages)
-        .map(|_| {
-            let mut p = [0u8; 4096];
-            rng.fill(&mut p[..]);
-            p
-        })
-        .collect();
+    let min_pages = 4 * config.lanes + 2;
+    if pages < min_pages {
+        return Err(HostError::InvalidArgument(format!(
+            "at least {min_pages} pages are needed to reach the steady state of {} lane(s), got {pages}",
+            config.lanes
+        )));
+    }
+    let mut rng = ditto_sim::testkit::rng(seed);
+    let data: Vec<[u8; 4096]> = (0..pages).map(|_| ditto_sim::testkit::random_page(&mut rng)).collect();
     let mut sim = HasherSim::new(config)?;
     let start_cycles = sim.model_mut().cycles();
     let started = Instant::now();
@@ -53,7 +53,7 @@ pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBe
         lanes: config.lanes,
         pages,
         steady_cycles_per_page: steady,
-        steady_cycles_per_block: steady / 65.0,
+        steady_cycles_per_block: steady / ditto_hw::sha1::BLOCKS_PER_PAGE as f64,
         limit_cycles_per_page: config.hasher_cycles_per_page_limit(),
         latency_cycles: run.timing[0].digest - run.timing[0].first_word,
         sim_cycles_per_second: simulated as f64 / wall,

@@ -14,6 +14,8 @@ pub enum HostError {
     Sim(#[from] ditto_sim::SimError),
     #[error(transparent)]
     Synth(#[from] ditto_synth::SynthError),
+    #[error("{0}")]
+    InvalidArgument(String),
     #[error("unknown board `{0}`; known boards: alchitry-cu")]
     UnknownBoard(String),
     #[error(transparent)]

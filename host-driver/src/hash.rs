@@ -60,7 +60,7 @@ pub fn hash_bytes(config: &Config, bytes: &[u8], waveform: Option<&Path>) -> Res
     let run = match waveform {
         None => sim.hash_verified(&pages, Stalls::NONE, &format!("ditto_hash_{}", config.name))?,
         Some(path) => {
-            let run = sim.hash(&pages, Stalls::NONE, Some((path, 0)))?;
+            let run = sim.hash(&pages, Stalls::NONE, Some((path, 0, None)))?;
             let expected: Vec<[u8; 20]> = pages.iter().map(ditto_sim::hasher::sha1_of).collect();
             if let Some(bad) = ditto_sim::hasher::first_mismatch(&run, &expected) {
                 return Err(ditto_sim::hasher::HashError::Mismatch {
@@ -91,7 +91,7 @@ pub fn hash_bytes(config: &Config, bytes: &[u8], waveform: Option<&Path>) -> Res
             pages: pages.len(),
             cycles,
             cycles_per_page: cycles as f64 / n,
-            cycles_per_block: cycles as f64 / n / 65.0,
+            cycles_per_block: cycles as f64 / n / ditto_hw::sha1::BLOCKS_PER_PAGE as f64,
             latency_cycles: run.timing.first().map_or(0, |t| t.digest - t.first_word),
         },
     })

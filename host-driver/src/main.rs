@@ -156,9 +156,6 @@ fn main() -> Result<()> {
             }
         }
         Command::Bench { what: BenchCommand::Hasher { config, pages, seed, json } } => {
-            if pages < 16 {
-                bail!("--pages must be at least 16 to reach the steady state");
-            }
             let mut results = Vec::new();
             for cfg in configs(&config)? {
                 let r = bench::bench_hasher(&cfg, pages, seed)?;

@@ -21,12 +21,8 @@ pub enum Block {
     Hasher,
 }
 
-/// Writes `out/ditto.v` and the pin file, then runs the flow for `board`.
-pub fn synth(board: &str, config: &Config, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
-    synth_block(board, config, Block::Board, out, seeds)
-}
-
-/// Runs the flow on `block` of `config`.
+/// Writes `out/ditto.v` and the pin file, then runs the flow on `block` of
+/// `config` for `board`.
 pub fn synth_block(
     board: &str,
     config: &Config,

@@ -26,7 +26,8 @@ impl Stalls {
     pub const NONE: Stalls = Stalls { word_valid: 1.0, digest_ready: 1.0, seed: 0 };
 }
 
-/// When a page crossed the hasher, in cycles since the hasher came out of reset.
+/// When a page crossed the hasher, in cycles since the start of the run
+/// ([`HasherSim::hash`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageTiming {
     /// The cycle the page's first word was taken.
@@ -42,7 +43,7 @@ pub struct PageTiming {
 pub struct HashRun {
     pub digests: Vec<[u8; 20]>,
     pub timing: Vec<PageTiming>,
-    /// Cycles from leaving reset to the last digest taken.
+    /// Cycles from the start of the run to the last digest taken.
     pub cycles: u64,
 }
 
@@ -67,10 +68,17 @@ pub enum HashError {
     Hang { cycle: u64, idle_cycles: u64, words: usize, digests: usize },
     #[error("page {page}: hardware digest {got} differs from the sha1 crate's {want}; waveform: {waveform}")]
     Mismatch { page: usize, got: String, want: String, waveform: String },
+    #[error("a digest came out at cycle {cycle} before page {page} had gone in")]
+    UnexpectedDigest { cycle: u64, page: usize },
+    #[error("a digest came out at cycle {cycle}, after the last page's ({pages} pages)")]
+    ExtraDigest { cycle: u64, pages: usize },
 }
 
 /// Cycles without any handshake after which a run is declared hung.
 const HANG_CYCLES: u64 = 200_000;
+/// Cycles watched after the last digest for a spurious extra one (more than a
+/// page's hashing time).
+const QUIET_CYCLES: u64 = 6_000;
 
 /// The hasher of one configuration under Verilator.
 pub struct HasherSim {
@@ -132,33 +140,32 @@ impl HasherSim {
         panic!("hasher_{} did not leave reset", self.config.name);
     }
 
-    /// Hashes `pages` with the given stall pattern. When `waveform` is given,
-    /// cycles from `waveform.1` on are recorded into the VCD file `waveform.0`.
+    /// Hashes `pages` with the given stall pattern, then watches the digest
+    /// port for a while to make sure no extra digest follows. When `waveform`
+    /// is given, cycles from `waveform.1` on are recorded into the VCD file
+    /// `waveform.0`, until the digest of page `waveform.2` (if any).
     pub fn hash(
         &mut self,
         pages: &[Page],
         stalls: Stalls,
-        waveform: Option<(&Path, u64)>,
+        waveform: Option<(&Path, u64, Option<usize>)>,
     ) -> Result<HashRun, HashError> {
         let start = self.model.cycles();
-        if let Some((path, _)) = waveform {
-            self.model.start_waveform(path)?;
-            self.model.set_waveform_recording(false);
+        if let Some((path, from, _)) = waveform {
+            self.model.start_waveform_at(path, start + from)?;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(stalls.seed);
+        // One generator per handshake, so each side's pattern does not depend
+        // on how long the other side runs.
+        let mut word_rng = ChaCha8Rng::seed_from_u64(stalls.seed);
+        let mut digest_rng = ChaCha8Rng::seed_from_u64(stalls.seed ^ 0x9e37_79b9_7f4a_7c15);
         let total_words = pages.len() * PAGE_WORDS;
         let (mut word, mut last_progress) = (0usize, 0u64);
         let mut digests = Vec::with_capacity(pages.len());
         let mut timing = Vec::with_capacity(pages.len());
         while digests.len() < pages.len() {
             let now = self.model.cycles() - start;
-            if let Some((_, from)) = waveform {
-                if now == from {
-                    self.model.set_waveform_recording(true);
-                }
-            }
-            let offer = word < total_words && (stalls.word_valid >= 1.0 || rng.gen_bool(stalls.word_valid));
-            let take = stalls.digest_ready >= 1.0 || rng.gen_bool(stalls.digest_ready);
+            let offer = word < total_words && (stalls.word_valid >= 1.0 || word_rng.gen_bool(stalls.word_valid));
+            let take = stalls.digest_ready >= 1.0 || digest_rng.gen_bool(stalls.digest_ready);
             if offer {
                 let (page, at) = (word / PAGE_WORDS, (word % PAGE_WORDS) * 4);
                 let bytes = &pages[page][at..at + 4];
@@ -177,14 +184,19 @@ impl HasherSim {
                 last_progress = now;
             }
             if take && self.model.get(self.digest_valid) == 1 {
-                let words = self.model.get_words(self.digest);
-                let mut digest = [0u8; 20];
-                for (i, w) in words.iter().rev().enumerate() {
-                    digest[4 * i..4 * i + 4].copy_from_slice(&w.to_be_bytes());
+                if digests.len() >= timing.len() {
+                    self.model.finish_waveform();
+                    return Err(HashError::UnexpectedDigest { cycle: now, page: digests.len() });
                 }
+                let digest = digest_from_words(self.model.get_words(self.digest));
                 timing[digests.len()].digest = now;
                 digests.push(digest);
                 last_progress = now;
+                if let Some((_, _, Some(until))) = waveform {
+                    if digests.len() > until {
+                        self.model.set_waveform_recording(false);
+                    }
+                }
             }
             self.model.tick();
             if now - last_progress > HANG_CYCLES {
@@ -198,6 +210,15 @@ impl HasherSim {
             }
         }
         self.model.set(self.word_valid, 0);
+        self.model.set(self.digest_ready, 1);
+        for _ in 0..QUIET_CYCLES {
+            self.model.eval();
+            if self.model.get(self.digest_valid) == 1 {
+                self.model.finish_waveform();
+                return Err(HashError::ExtraDigest { cycle: self.model.cycles() - start, pages: pages.len() });
+            }
+            self.model.tick();
+        }
         self.model.set(self.digest_ready, 0);
         self.model.finish_waveform();
         let cycles = timing.last().map_or(0, |t| t.digest + 1);
@@ -211,10 +232,11 @@ impl HasherSim {
         self.hash_checked(pages, &reference, stalls, label)
     }
 
-    /// Hashes `pages` and checks each digest against `expected`. On a
-    /// mismatch, the same run is repeated on a fresh model with a waveform
-    /// recorded from shortly before the failing page, written to
-    /// `waveform_dir()/<label>.vcd`, and the error names it.
+    /// Resets the hasher, hashes `pages` and checks each digest against
+    /// `expected`. On a mismatch, the same run is repeated on a fresh model
+    /// (so, from the same state) with a waveform recorded from shortly before
+    /// the failing page to its digest, written to `waveform_dir()/<label>.vcd`,
+    /// and the error names it.
     pub fn hash_checked(
         &mut self,
         pages: &[Page],
@@ -223,6 +245,7 @@ impl HasherSim {
         label: &str,
     ) -> Result<HashRun, HashError> {
         assert_eq!(pages.len(), expected.len(), "one expected digest per page");
+        self.reset();
         let run = self.hash(pages, stalls, None)?;
         let Some(bad) = first_mismatch(&run, expected) else {
             return Ok(run);
@@ -230,12 +253,22 @@ impl HasherSim {
         let path = waveform_path(label);
         let from = run.timing[bad].first_word.saturating_sub(2_000);
         let mut replay = HasherSim::new(&self.config)?;
-        let waveform = match replay.hash(&pages[..=bad], stalls, Some((&path, from))) {
-            Ok(_) | Err(HashError::Hang { .. }) => path.display().to_string(),
-            Err(e) => format!("(could not be written: {e})"),
+        let waveform = match replay.hash(pages, stalls, Some((&path, from, Some(bad)))) {
+            Err(HashError::Sim(e)) => format!("(could not be written: {e})"),
+            _ => path.display().to_string(),
         };
         Err(HashError::Mismatch { page: bad, got: hex(&run.digests[bad]), want: hex(&expected[bad]), waveform })
     }
+}
+
+/// A digest as bytes from the port's 32-bit words (least significant first).
+pub fn digest_from_words(words: &[u32]) -> [u8; 20] {
+    assert_eq!(words.len(), 5, "a digest is five words");
+    let mut digest = [0u8; 20];
+    for (i, w) in words.iter().rev().enumerate() {
+        digest[4 * i..4 * i + 4].copy_from_slice(&w.to_be_bytes());
+    }
+    digest
 }
 
 /// The first page whose digest in `run` differs from `expected`.

@@ -117,6 +117,10 @@ impl Model {
         self.entry.ports[port.0 as usize].name
     }
 
+    fn check_input(&self, port: PortId) {
+        assert!(self.entry.ports[port.0 as usize].input, "port {} is an output", self.port_name(port));
+    }
+
     /// Width of a port in bits.
     pub fn width(&self, port: PortId) -> u32 {
         self.entry.ports[port.0 as usize].width
@@ -124,7 +128,11 @@ impl Model {
 
     /// Drives an input of up to 64 bits (wider ones: [`Model::set_words`]).
     pub fn set(&mut self, port: PortId, value: u64) {
-        assert!(self.width(port) <= 64, "port {} is wider than 64 bits: use set_words", self.port_name(port));
+        self.check_input(port);
+        let width = self.width(port);
+        assert!(width <= 64, "port {} is wider than 64 bits: use set_words", self.port_name(port));
+        // Verilator expects the bits above a port's width to be zero.
+        let value = if width == 64 { value } else { value & ((1u64 << width) - 1) };
         let words = [value as u32, (value >> 32) as u32];
         // SAFETY: the port is at most 64 bits, so the shim reads at most two words.
         unsafe { (self.entry.fns.set)(self.handle, port.0, words.as_ptr()) }
@@ -132,8 +140,15 @@ impl Model {
 
     /// Drives a wide input from 32-bit words, least significant first.
     pub fn set_words(&mut self, port: PortId, words: &[u32]) {
+        self.check_input(port);
         let needed = self.width(port).div_ceil(32) as usize;
         assert!(words.len() >= needed, "port needs {needed} words");
+        let spare = self.width(port) % 32;
+        assert!(
+            spare == 0 || words[needed - 1] >> spare == 0,
+            "value wider than port {}",
+            self.port_name(port)
+        );
         // SAFETY: `words` holds at least as many words as the port has.
         unsafe { (self.entry.fns.set)(self.handle, port.0, words.as_ptr()) }
     }

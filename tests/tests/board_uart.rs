@@ -5,6 +5,10 @@ use ditto_sim::testkit as common;
 use ditto_sim::uart::UartPeer;
 use ditto_sim::Model;
 
+/// Power-on reset (32 cycles), its registered release and the hasher's flush,
+/// with room to spare.
+const POWER_ON_CYCLES: u64 = 100;
+
 struct Board<'m> {
     model: &'m mut Model,
     peer: UartPeer,
@@ -20,8 +24,16 @@ impl<'m> Board<'m> {
         let rst_n = model.input("rst_n").unwrap();
         model.set(rst_n, 1);
         model.set(usb_rx, 1);
-        let peer = UartPeer::new((cfg.clock_mhz as u64 * 1_000_000) / cfg.uart_baud as u64);
+        let peer = UartPeer::new(cfg.uart_cycles_per_bit() as u64);
         Self { model, peer, usb_rx, usb_tx, led }
+    }
+
+    /// Runs `cycles` cycles with the line idle (e.g. through power-on reset).
+    fn idle(&mut self, cycles: u64) {
+        for _ in 0..cycles {
+            self.model.set(self.usb_rx, 1);
+            self.model.tick();
+        }
     }
 
     /// Runs until `bytes` bytes have come back or `limit` cycles pass.
@@ -52,7 +64,7 @@ fn board_top_hashes_pages_sent_over_the_uart() {
     let pages = [common::random_page(&mut rng), [0u8; 4096]];
     common::cosim(label, "board_cu", |m| {
     let mut board = Board::new(m);
-    board.run_until_received(0, 100); // power-on reset
+    board.idle(POWER_ON_CYCLES);
     for page in &pages {
         board.peer.send(page);
     }
@@ -71,7 +83,7 @@ fn corrupted_stop_bit_lights_the_framing_led_and_the_board_keeps_serving() {
     let label = "corrupted_stop_bit_lights_the_framing_led_and_the_board_keeps_serving";
     common::cosim(label, "board_cu", |m| {
     let mut board = Board::new(m);
-    board.run_until_received(0, 100);
+    board.idle(POWER_ON_CYCLES);
     board.peer.send_bad_stop_bit(0x55);
     board.run_until_received(0, 20 * 100);
     assert_eq!(board.leds() & 0b100, 0b100, "led[2] shows the framing error");

@@ -14,11 +14,14 @@
 //! Link protocol (interim, until the dedup core's framed protocol replaces it):
 //! the host sends pages as raw bytes, 4,096 per page; the board answers each
 //! page with its 20-byte SHA-1 digest, first byte first. Four received bytes
-//! make one big-endian word for the hasher. A byte that completes a word while
-//! the previous word still waits would overwrite it: that word is dropped and
-//! `led[3]` lights (at 1 Mbaud a word arrives every 40,000 cycles, and the
-//! hasher waits at most 5,200 cycles before taking one, so this needs a
-//! hasher stalled by a host that stopped reading digests).
+//! make one big-endian word for the hasher; bytes are assembled apart from the
+//! word on offer, which is replaced only when the next word is complete. If
+//! the previous word is still waiting then, it is dropped and `led[3]` lights:
+//! at 1 Mbaud a word takes 4,000 cycles to arrive, while the hasher takes one
+//! within 80 cycles, or within about 19,000 while the previous digest's 20
+//! bytes go out, which a 4 KiB page (about 4 M cycles) always outlasts. The
+//! link has no framing: a lost or corrupted byte misaligns the words that
+//! follow until reset (the framed protocol of issue #5 resynchronises).
 use super::uart::{UartRx, UartTx};
 use crate::sha1::Sha1Hasher;
 use crate::Config;
@@ -44,6 +47,7 @@ pub struct BoardTop<const L: usize, const NB: usize, const FB: usize, const FBP1
     por_count: DFF<Bits<5>>,
     reset: DFF<Bit>,
     word: DFF<Bits<32>>,
+    assembly: DFF<Bits<24>>,
     byte_count: DFF<Bits<2>>,
     word_pending: DFF<Bit>,
     digest_byte: DFF<Bits<5>>,
@@ -58,7 +62,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> BoardT
     /// The board top of `config`; its hasher type must match the configuration.
     pub fn new(config: &Config) -> Self {
         assert_eq!(config.lanes, L, "configuration {} has {} lanes", config.name, config.lanes);
-        let cycles_per_bit = config.clock_mhz * 1_000_000 / config.uart_baud;
+        let cycles_per_bit = config.uart_cycles_per_bit();
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -73,6 +77,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> BoardT
             por_count: Default::default(),
             reset: Default::default(),
             word: Default::default(),
+            assembly: Default::default(),
             byte_count: Default::default(),
             word_pending: Default::default(),
             digest_byte: Default::default(),
@@ -89,7 +94,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rst_sync0, rst_sync1, por_count, reset, word, byte_count, word_pending,
+            self, clock, rst_sync0, rst_sync1, por_count, reset, word, assembly, byte_count, word_pending,
             digest_byte, heartbeat, digests_sent, in_flight, framing_seen, overflow_seen
         );
         clock!(self, clock, hasher, uart_rx, uart_tx);
@@ -113,9 +118,11 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.word_pending.d.next = false;
         }
         if self.uart_rx.valid.val() {
-            self.word.d.next = (self.word.q.val() << 8) | bit_cast::<32, 8>(self.uart_rx.data.val());
+            self.assembly.d.next = (self.assembly.q.val() << 8) | bit_cast::<24, 8>(self.uart_rx.data.val());
             self.byte_count.d.next = self.byte_count.q.val() + 1;
             if self.byte_count.q.val() == 3 {
+                self.word.d.next = (bit_cast::<32, 24>(self.assembly.q.val()) << 8)
+                    | bit_cast::<32, 8>(self.uart_rx.data.val());
                 self.word_pending.d.next = true;
                 self.in_flight.d.next = true;
                 if self.word_pending.q.val() & !self.hasher.word_ready.val() {

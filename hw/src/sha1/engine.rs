@@ -47,8 +47,10 @@ pub const SHA1_K: [u32; 4] = [0x5A82_7999, 0x6ED9_EBA1, 0x8F1B_BCDC, 0xCA62_C1D6
 pub const PAGE_WORDS: usize = 1024;
 /// Bytes of a page.
 pub const PAGE_BYTES: usize = 4096;
+/// 64-byte blocks hashed per page: 64 of data and the padding block.
+pub const BLOCKS_PER_PAGE: u64 = 65;
 /// Clock cycles one engine spends on a page in steady state (65 blocks x 80 rounds).
-pub const CYCLES_PER_PAGE: u64 = 65 * 80;
+pub const CYCLES_PER_PAGE: u64 = BLOCKS_PER_PAGE * 80;
 
 #[derive(LogicBlock)]
 pub struct Sha1Engine {
@@ -126,6 +128,7 @@ pub struct Sha1Engine {
     b_rotl30: Signal<Local, Bits<32>>,
     f_next: Signal<Local, Bits<32>>,
     ch_next_block: Signal<Local, Bits<32>>,
+    schedule_xor: Signal<Local, Bits<32>>,
     e_next: Signal<Local, Bits<32>>,
     page_end: Signal<Local, Bit>,
     hold_stall: Signal<Local, Bit>,
@@ -208,6 +211,7 @@ impl Default for Sha1Engine {
             b_rotl30: Default::default(),
             f_next: Default::default(),
             ch_next_block: Default::default(),
+            schedule_xor: Default::default(),
             e_next: Default::default(),
             page_end: Default::default(),
             hold_stall: Default::default(),
@@ -320,6 +324,11 @@ impl Logic for Sha1Engine {
         } else {
             self.f_next.next = self.a_reg.q.val() ^ self.b_rotl30.val() ^ self.c_reg.q.val();
         }
+        // W[t+2] = rotl1(W[t-1] ^ W[t-6] ^ W[t-12] ^ W[t-14]), from the window.
+        self.schedule_xor.next = self.window.q.val().get_bits::<32>(448)
+            ^ self.window.q.val().get_bits::<32>(288)
+            ^ self.window.q.val().get_bits::<32>(96)
+            ^ self.window.q.val().get_bits::<32>(32);
         // f of round 0 of the next block: Ch(H1 + a, pc, pd).
         self.ch_next_block.next =
             (self.h1_plus_a.val() & self.pc.q.val()) | (!self.h1_plus_a.val() & self.pd.q.val());
@@ -396,16 +405,7 @@ impl Logic for Sha1Engine {
                     self.w_sched.d.next = 0.into();
                 }
             } else {
-                self.w_sched.d.next = ((self.window.q.val().get_bits::<32>(448)
-                    ^ self.window.q.val().get_bits::<32>(288)
-                    ^ self.window.q.val().get_bits::<32>(96)
-                    ^ self.window.q.val().get_bits::<32>(32))
-                    << 1)
-                    | ((self.window.q.val().get_bits::<32>(448)
-                        ^ self.window.q.val().get_bits::<32>(288)
-                        ^ self.window.q.val().get_bits::<32>(96)
-                        ^ self.window.q.val().get_bits::<32>(32))
-                        >> 31);
+                self.w_sched.d.next = (self.schedule_xor.val() << 1) | (self.schedule_xor.val() >> 31);
             }
             self.window.d.next = (self.window.q.val() >> 32)
                 | (bit_cast::<512, 32>(self.w_next.val()) << 480);

@@ -11,18 +11,21 @@
 //! lane at up to one word per clock and move on to the next while the first is
 //! still hashing: with a page buffer per lane (`FB = 10`), throughput grows
 //! linearly with `L` until the 32-bit port itself is the limit (a page is
-//! 1,024 words, an engine needs 5,200 cycles for it, so five lanes saturate
-//! one word per clock). With `NB = 0` (one lane only) the engine takes the
+//! 1,024 words and an engine needs 5,200 cycles for it, so five lanes nearly
+//! saturate one word per clock, 1,040 cycles a page, and a sixth is idle part
+//! of the time). With `NB = 0` (one lane only) the engine takes the
 //! stream directly: its own input register is all a single lane needs, and no
 //! block RAM is spent.
 //!
 //! A lane keeps its finished digest in its chaining registers until it is
 //! collected; it can hash the next page up to round 77 of its first block
-//! meanwhile. A consumer that takes digests within about 77 cycles of their
+//! meanwhile. A consumer that takes digests within 74 cycles of their
 //! appearance therefore never slows the hasher down.
 //!
-//! `reset` also empties the lane FIFOs: `word_ready` stays low while they
-//! drain (`2^FB + 3` cycles after `reset` falls).
+//! `word_ready` is low while `reset` is high. `reset` also empties the lane
+//! FIFOs: `word_ready` stays low while they drain, `2^FB + 3` cycles after
+//! `reset` falls (7 cycles without FIFOs, where the same sequence holds the
+//! engine in reset).
 use super::engine::Sha1Engine;
 use rust_hdl::prelude::*;
 
@@ -58,13 +61,6 @@ pub struct Sha1Hasher<const L: usize, const NB: usize, const FB: usize, const FB
     last_lane: Constant<Bits<8>>,
 }
 
-impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Sha1Hasher<L, NB, FB, FBP1> {
-    /// Number of lanes.
-    pub const LANES: usize = L;
-    /// Words of each lane's FIFO (0: the lane takes the stream directly).
-    pub const LANE_FIFO_WORDS: usize = if NB == 0 { 0 } else { 1 << FB };
-}
-
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<L, NB, FB, FBP1> {
     fn default() -> Self {
         assert!((1..=64).contains(&L), "lanes must be 1..=64, got {L}");
@@ -89,7 +85,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Defaul
             engine_reset: Default::default(),
             flush_count: Default::default(),
             // A FIFO drains at one word per clock: its depth plus its read latency.
-            flush_cycles: Constant::new(bits::<12>(((1u64 << FB) + 2).min(4095))),
+            flush_cycles: Constant::new(bits::<12>((1u64 << FB) + 2)),
             last_lane: Constant::new(bits::<8>((L - 1) as u64)),
         }
     }
@@ -110,7 +106,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.engines[i].word_in.next = self.word_in.val();
             self.engines[i].word_valid.next = self.word_valid.val() & !self.flushing.q.val();
             if self.write_lane.q.val().index() == i {
-                self.word_ready.next = self.engines[i].word_ready.val() & !self.flushing.q.val();
+                self.word_ready.next =
+                    self.engines[i].word_ready.val() & !self.flushing.q.val() & !self.reset.val();
             }
             // Lane output, collected round-robin.
             self.engines[i].digest_ready.next = false;
@@ -130,10 +127,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.buffers[i].read.next = !self.buffers[i].empty.val()
                 & (self.engines[i].word_ready.val() | self.flushing.q.val());
             if self.write_lane.q.val().index() == i {
-                self.word_ready.next = !self.buffers[i].full.val() & !self.flushing.q.val();
-                self.buffers[i].write.next = self.word_valid.val()
-                    & !self.buffers[i].full.val()
-                    & !self.flushing.q.val();
+                self.word_ready.next = !self.buffers[i].full.val() & !self.flushing.q.val() & !self.reset.val();
+                self.buffers[i].write.next = self.word_valid.val() & self.word_ready.val();
             }
         }
         if self.word_valid.val() & self.word_ready.val() {

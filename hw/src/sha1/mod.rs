@@ -2,5 +2,5 @@
 pub mod engine;
 pub mod hasher;
 
-pub use engine::{Sha1Engine, CYCLES_PER_PAGE, PAGE_BYTES, PAGE_WORDS, SHA1_IV, SHA1_K};
+pub use engine::{Sha1Engine, BLOCKS_PER_PAGE, CYCLES_PER_PAGE, PAGE_BYTES, PAGE_WORDS, SHA1_IV, SHA1_K};
 pub use hasher::Sha1Hasher;
