@@ -3,7 +3,7 @@
 use crate::HostError;
 use ditto_hw::sha1::PAGE_BYTES;
 use ditto_hw::Config;
-use ditto_sim::hasher::{hex, HasherSim, Page, Stalls};
+use ditto_sim::hasher::{hex, HasherSim, Page, Recording, Stalls};
 use serde::Serialize;
 use std::path::Path;
 
@@ -57,23 +57,12 @@ pub fn pages_of(bytes: &[u8]) -> Vec<Page> {
 pub fn hash_bytes(config: &Config, bytes: &[u8], waveform: Option<&Path>) -> Result<HashReport, HostError> {
     let pages = pages_of(bytes);
     let mut sim = HasherSim::new(config)?;
-    let run = match waveform {
-        None => sim.hash_verified(&pages, Stalls::NONE, &format!("ditto_hash_{}", config.name))?,
-        Some(path) => {
-            let run = sim.hash(&pages, Stalls::NONE, Some((path, 0, None)))?;
-            let expected: Vec<[u8; 20]> = pages.iter().map(ditto_sim::hasher::sha1_of).collect();
-            if let Some(bad) = ditto_sim::hasher::first_mismatch(&run, &expected) {
-                return Err(ditto_sim::hasher::HashError::Mismatch {
-                    page: bad,
-                    got: hex(&run.digests[bad]),
-                    want: hex(&expected[bad]),
-                    waveform: path.display().to_string(),
-                }
-                .into());
-            }
-            run
-        }
+    let label = format!("ditto_hash_{}", config.name);
+    let recording = match waveform {
+        None => Recording::OnFailure { label: &label },
+        Some(path) => Recording::Whole(path),
     };
+    let run = sim.hash_verified_recording(&pages, Stalls::NONE, recording)?;
     let per_page = run.page_cycles();
     let cycles = run.timing.last().map_or(0, |t| t.digest - run.timing[0].first_word);
     let n = pages.len().max(1) as f64;

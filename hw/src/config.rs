@@ -48,6 +48,19 @@ impl Config {
     }
 }
 
+/// `$block<L, NB, FB, FBP1>` for `lanes` lanes with `2^fb`-word lane FIFOs, or
+/// none (`fb` = 0, one lane: `NB` = 0 and a FIFO size that is never built).
+macro_rules! lane_generics {
+    ($($block:ident)::+, $lanes:literal, $fb:literal) => {
+        $($block)::+<
+            $lanes,
+            { if $fb == 0 { 0 } else { $lanes } },
+            { if $fb == 0 { 2 } else { $fb } },
+            { if $fb == 0 { 3 } else { $fb + 1 } },
+        >
+    };
+}
+
 /// Declares every configuration once: its `Config` constant and the hardware
 /// types it selects, plus the name-based dispatch used by the tools.
 macro_rules! configurations {
@@ -62,12 +75,7 @@ macro_rules! configurations {
                 clock_mhz: $mhz, uart_baud: $baud,
             };
             #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
-            pub type $hasher = crate::sha1::Sha1Hasher<
-                $lanes,
-                { if $fb == 0 { 0 } else { $lanes } },
-                { if $fb == 0 { 2 } else { $fb } },
-                { if $fb == 0 { 3 } else { $fb + 1 } },
-            >;
+            pub type $hasher = lane_generics!(crate::sha1::Sha1Hasher, $lanes, $fb);
         )+
 
         /// Every configuration, in the order they are documented.
@@ -84,12 +92,8 @@ macro_rules! configurations {
         /// Verilog of the board top of `config` (its hasher behind the USB UART).
         pub fn board_verilog(config: &Config) -> String {
             match config.name {
-                $($name => crate::verilog::top_verilog(crate::board::BoardTop::<
-                    $lanes,
-                    { if $fb == 0 { 0 } else { $lanes } },
-                    { if $fb == 0 { 2 } else { $fb } },
-                    { if $fb == 0 { 3 } else { $fb + 1 } },
-                >::new(config)),)+
+                $($name => crate::verilog::top_verilog(
+                    <lane_generics!(crate::board::BoardTop, $lanes, $fb)>::new(config)),)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }

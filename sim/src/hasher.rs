@@ -74,6 +74,16 @@ pub enum HashError {
     ExtraDigest { cycle: u64, pages: usize },
 }
 
+/// Which waveform a checked run writes.
+#[derive(Clone, Copy, Debug)]
+pub enum Recording<'a> {
+    /// None unless a digest is wrong: then the run is replayed on a fresh model
+    /// and recorded around the failing page into `waveform_dir()/<label>.vcd`.
+    OnFailure { label: &'a str },
+    /// The whole run, into this VCD file.
+    Whole(&'a Path),
+}
+
 /// Cycles without any handshake after which a run is declared hung.
 const HANG_CYCLES: u64 = 200_000;
 /// Cycles watched after the last digest for a spurious extra one (more than a
@@ -226,36 +236,55 @@ impl HasherSim {
     }
 
     /// Hashes `pages` and checks every digest against the `sha1` crate; see
-    /// [`HasherSim::hash_checked`].
+    /// [`HasherSim::hash_checked`]. A failure writes `waveform_dir()/<label>.vcd`.
     pub fn hash_verified(&mut self, pages: &[Page], stalls: Stalls, label: &str) -> Result<HashRun, HashError> {
+        self.hash_verified_recording(pages, stalls, Recording::OnFailure { label })
+    }
+
+    /// [`HasherSim::hash_verified`] with a choice of waveform.
+    pub fn hash_verified_recording(
+        &mut self,
+        pages: &[Page],
+        stalls: Stalls,
+        recording: Recording,
+    ) -> Result<HashRun, HashError> {
         let reference: Vec<[u8; 20]> = pages.iter().map(sha1_of).collect();
-        self.hash_checked(pages, &reference, stalls, label)
+        self.hash_checked(pages, &reference, stalls, recording)
     }
 
     /// Resets the hasher, hashes `pages` and checks each digest against
-    /// `expected`. On a mismatch, the same run is repeated on a fresh model
-    /// (so, from the same state) with a waveform recorded from shortly before
-    /// the failing page to its digest, written to `waveform_dir()/<label>.vcd`,
-    /// and the error names it.
+    /// `expected`; a mismatch is an error naming the waveform (see
+    /// [`Recording`]). For [`Recording::OnFailure`], the failing run is
+    /// repeated on a fresh model (so, from the same state) and recorded from
+    /// shortly before the failing page to its digest.
     pub fn hash_checked(
         &mut self,
         pages: &[Page],
         expected: &[[u8; 20]],
         stalls: Stalls,
-        label: &str,
+        recording: Recording,
     ) -> Result<HashRun, HashError> {
         assert_eq!(pages.len(), expected.len(), "one expected digest per page");
         self.reset();
-        let run = self.hash(pages, stalls, None)?;
+        let whole = match recording {
+            Recording::Whole(path) => Some((path, 0, None)),
+            Recording::OnFailure { .. } => None,
+        };
+        let run = self.hash(pages, stalls, whole)?;
         let Some(bad) = first_mismatch(&run, expected) else {
             return Ok(run);
         };
-        let path = waveform_path(label);
-        let from = run.timing[bad].first_word.saturating_sub(2_000);
-        let mut replay = HasherSim::new(&self.config)?;
-        let waveform = match replay.hash(pages, stalls, Some((&path, from, Some(bad)))) {
-            Err(HashError::Sim(e)) => format!("(could not be written: {e})"),
-            _ => path.display().to_string(),
+        let waveform = match recording {
+            Recording::Whole(path) => path.display().to_string(),
+            Recording::OnFailure { label } => {
+                let path = waveform_path(label);
+                let from = run.timing[bad].first_word.saturating_sub(2_000);
+                let mut replay = HasherSim::new(&self.config)?;
+                match replay.hash(pages, stalls, Some((&path, from, Some(bad)))) {
+                    Err(HashError::Sim(e)) => format!("(could not be written: {e})"),
+                    _ => path.display().to_string(),
+                }
+            }
         };
         Err(HashError::Mismatch { page: bad, got: hex(&run.digests[bad]), want: hex(&expected[bad]), waveform })
     }

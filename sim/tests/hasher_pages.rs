@@ -2,7 +2,7 @@
 //! crate: fixed pages, 10,000+ seeded random pages with random stalls on both
 //! handshakes, reset in the middle of a page, and the waveform a failure writes.
 use ditto_sim::testkit as common;
-use ditto_sim::hasher::{first_mismatch, sha1_of, HashError, HasherSim, Stalls};
+use ditto_sim::hasher::{first_mismatch, sha1_of, HashError, HasherSim, Recording, Stalls};
 use rand::Rng;
 
 #[test]
@@ -97,7 +97,7 @@ fn a_failing_cosimulation_writes_a_waveform_and_names_it() {
     expected[1][0] ^= 1; // a wrong reference forces the failure path
     let mut sim = HasherSim::new(&ditto_hw::config::CU).unwrap();
     let label = "deliberate_mismatch_waveform";
-    match sim.hash_checked(&pages, &expected, Stalls::NONE, label) {
+    match sim.hash_checked(&pages, &expected, Stalls::NONE, Recording::OnFailure { label }) {
         Err(HashError::Mismatch { page, waveform, .. }) => {
             assert_eq!(page, 1);
             let meta = std::fs::metadata(&waveform).unwrap_or_else(|e| panic!("{waveform}: {e}"));
