@@ -23,6 +23,7 @@ fn models() -> Vec<(String, String)> {
     )];
     for cfg in ditto_hw::CONFIGS {
         models.push((format!("hasher_{}", cfg.name), ditto_hw::config::hasher_verilog(cfg)));
+        models.push((format!("index_{}", cfg.name), ditto_hw::config::index_verilog(cfg)));
     }
     // The Alchitry Cu board top, for tests through its UART pins.
     models.push(("board_cu".to_string(), ditto_hw::config::board_verilog(&ditto_hw::config::CU)));

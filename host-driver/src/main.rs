@@ -107,6 +107,7 @@ fn main() -> Result<()> {
             for (file, text) in [
                 (format!("ditto_{}.v", cfg.name), ditto_hw::config::board_verilog(&cfg)),
                 (format!("ditto_{}_hasher.v", cfg.name), ditto_hw::config::hasher_verilog(&cfg)),
+                (format!("ditto_{}_index.v", cfg.name), ditto_hw::config::index_verilog(&cfg)),
             ] {
                 let path = out.join(file);
                 std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;

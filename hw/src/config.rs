@@ -18,6 +18,13 @@ pub struct Config {
     pub clock_mhz: u32,
     /// Baud rate of the board's USB UART link (for boards that have one).
     pub uart_baud: u32,
+    /// Lookup FSMs of the fingerprint index.
+    pub index_fsms: usize,
+    /// log2 of the index's buckets (eight entries each).
+    pub index_bucket_bits: usize,
+    /// The index table is in on-chip block RAM (else behind the top's
+    /// `tbl_*` memory port).
+    pub index_table_on_chip: bool,
 }
 
 impl Config {
@@ -37,6 +44,11 @@ impl Config {
         let error = (cycles * self.uart_baud as u64).abs_diff(clock) as f64 / clock as f64;
         assert!(error <= 0.02, "{}: {} baud is {:.1}% off at {} MHz", self.name, self.uart_baud, error * 100.0, self.clock_mhz);
         cycles as u32
+    }
+
+    /// Entries (pages) the fingerprint index can hold.
+    pub fn index_entries(&self) -> usize {
+        crate::index::WAYS << self.index_bucket_bits
     }
 
     /// Steady-state clock cycles per page of the hasher: the SHA-1 limit of
@@ -66,13 +78,15 @@ macro_rules! lane_generics {
 macro_rules! configurations {
     ($( $konst:ident, $hasher:ident : {
         name: $name:literal, about: $about:literal, lanes: $lanes:literal,
-        lane_fifo_bits: $fb:literal, clock_mhz: $mhz:literal, uart_baud: $baud:literal $(,)?
+        lane_fifo_bits: $fb:literal, clock_mhz: $mhz:literal, uart_baud: $baud:literal,
+        index_fsms: $fsms:literal, index_bucket_bits: $bb:literal, index_table_on_chip: $onchip:literal $(,)?
     } ),+ $(,)?) => {
         $(
             #[doc = $about]
             pub const $konst: Config = Config {
                 name: $name, about: $about, lanes: $lanes, lane_fifo_bits: $fb,
                 clock_mhz: $mhz, uart_baud: $baud,
+                index_fsms: $fsms, index_bucket_bits: $bb, index_table_on_chip: $onchip,
             };
             #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
             pub type $hasher = lane_generics!(crate::sha1::Sha1Hasher, $lanes, $fb);
@@ -85,6 +99,19 @@ macro_rules! configurations {
         pub fn hasher_verilog(config: &Config) -> String {
             match config.name {
                 $($name => crate::verilog::top_verilog(<$hasher>::default()),)+
+                other => unreachable!("configuration {other} is declared in ALL"),
+            }
+        }
+
+        /// Verilog of the fingerprint index of `config` (top module `top`):
+        /// with its table in block RAM, or with the table port at the top.
+        pub fn index_verilog(config: &Config) -> String {
+            match config.name {
+                $($name => if $onchip {
+                    crate::verilog::top_verilog(crate::index::onchip::IndexOnChip::<$fsms, { $bb + 3 }, $bb>::new())
+                } else {
+                    crate::verilog::top_verilog(crate::index::fp_index::FpIndex::<$fsms>::new($bb))
+                },)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }
@@ -103,13 +130,15 @@ macro_rules! configurations {
 configurations! {
     CU, CuHasher: {
         name: "cu",
-        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly (no block RAM).",
+        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with 2 lookup FSMs.",
         lanes: 1, lane_fifo_bits: 0, clock_mhz: 100, uart_baud: 1_000_000,
+        index_fsms: 2, index_bucket_bits: 9, index_table_on_chip: true,
     },
     LARGE, LargeHasher: {
         name: "large",
-        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO.",
+        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
         lanes: 4, lane_fifo_bits: 10, clock_mhz: 100, uart_baud: 1_000_000,
+        index_fsms: 8, index_bucket_bits: 12, index_table_on_chip: false,
     },
 }
 

@@ -43,6 +43,8 @@ pub enum SimError {
     NotAnInput { model: String, port: String },
     #[error("cannot write waveform {path}: {reason}")]
     Waveform { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Protocol(String),
 }
 
 /// Names of the models compiled into this crate.

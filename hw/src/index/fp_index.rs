@@ -1,0 +1,343 @@
+//! `FpIndex<M>`: the fingerprint index, `M` lookup FSMs behind one command
+//! port, with a lock table and the two memory ports (see the module docs of
+//! [`crate::index`] for the table layout and the ports' ordering contract).
+//!
+//! Command port: `cmd_*` is taken when `cmd_valid & cmd_ready`. Commands go
+//! to the FSMs round-robin and responses are collected in the same order, so
+//! **responses leave in command order**; each also carries its command's tag.
+//! `cmd_ready` is low during `reset` and while the table's metadata is being
+//! cleared after it (one write per bucket).
+//!
+//! Lock table: each FSM publishes `{active, bucket}`. An FSM may start on its
+//! bucket only when no *older* active command (older by position between the
+//! collection and dispatch pointers) holds or waits for the same bucket, so
+//! commands on one bucket run one at a time and in command order: two INSERTs
+//! of one fingerprint in flight together make one entry, as in the model.
+//!
+//! Memory ports: `tbl_*` and `fp_*` requests are tagged with the FSM number;
+//! the FSM with the highest number wins when several ask in one cycle.
+//! Responses are routed back by tag and always accepted.
+//!
+//! `fsm_limit_log2` (sampled at any time; change it only during reset) puts
+//! only the first `2^fsm_limit_log2` FSMs to work (capped at `M`): one build
+//! measures 1, 2, 4, ... FSMs. `bloom_enable` low makes every lookup walk its
+//! bucket (to measure what the filters buy); change it only during reset.
+//!
+//! `stat_*` count the responses that have left: commands, Bloom negatives,
+//! false positives, rebuilds that cleared stale bits, signature misses, and
+//! entries in use.
+use super::fsm::LookupFsm;
+use super::{CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, MEM_TAG_BITS, REFCOUNT_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct FpIndex<const M: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub bloom_enable: Signal<In, Bit>,
+    pub fsm_limit_log2: Signal<In, Bits<3>>,
+
+    pub cmd_valid: Signal<In, Bit>,
+    pub cmd_ready: Signal<Out, Bit>,
+    pub cmd_op: Signal<In, Bits<3>>,
+    pub cmd_fp: Signal<In, Bits<160>>,
+    pub cmd_entry: Signal<In, Bits<ENTRY_BITS>>,
+    pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
+
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_ready: Signal<In, Bit>,
+    pub rsp_tag: Signal<Out, Bits<CMD_TAG_BITS>>,
+    pub rsp_status: Signal<Out, Bits<4>>,
+    pub rsp_entry: Signal<Out, Bits<ENTRY_BITS>>,
+    pub rsp_refcount: Signal<Out, Bits<REFCOUNT_BITS>>,
+    pub rsp_flags: Signal<Out, Bits<4>>,
+
+    pub tbl_req_valid: Signal<Out, Bit>,
+    pub tbl_req_ready: Signal<In, Bit>,
+    pub tbl_req_write: Signal<Out, Bit>,
+    pub tbl_req_addr: Signal<Out, Bits<TABLE_ADDR_BITS>>,
+    pub tbl_req_wdata: Signal<Out, Bits<TABLE_DATA_BITS>>,
+    pub tbl_req_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
+    pub tbl_rsp_valid: Signal<In, Bit>,
+    pub tbl_rsp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
+    pub tbl_rsp_rdata: Signal<In, Bits<TABLE_DATA_BITS>>,
+
+    pub fp_req_valid: Signal<Out, Bit>,
+    pub fp_req_ready: Signal<In, Bit>,
+    pub fp_req_write: Signal<Out, Bit>,
+    pub fp_req_entry: Signal<Out, Bits<ENTRY_BITS>>,
+    pub fp_req_wdata: Signal<Out, Bits<160>>,
+    pub fp_req_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
+    pub fp_rsp_valid: Signal<In, Bit>,
+    pub fp_rsp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
+    pub fp_rsp_rdata: Signal<In, Bits<160>>,
+
+    pub stat_commands: Signal<Out, Bits<STAT_BITS>>,
+    pub stat_bloom_negatives: Signal<Out, Bits<STAT_BITS>>,
+    pub stat_false_positives: Signal<Out, Bits<STAT_BITS>>,
+    pub stat_rebuilds: Signal<Out, Bits<STAT_BITS>>,
+    pub stat_signature_misses: Signal<Out, Bits<STAT_BITS>>,
+    pub stat_entries_used: Signal<Out, Bits<STAT_BITS>>,
+
+    fsms: [LookupFsm; M],
+    dispatch: DFF<Bits<4>>,
+    collect: DFF<Bits<4>>,
+    clearing: DFF<Bit>,
+    clear_bucket: DFF<Bits<MAX_BUCKET_BITS>>,
+    commands: DFF<Bits<STAT_BITS>>,
+    bloom_negatives: DFF<Bits<STAT_BITS>>,
+    false_positives: DFF<Bits<STAT_BITS>>,
+    rebuilds: DFF<Bits<STAT_BITS>>,
+    signature_misses: DFF<Bits<STAT_BITS>>,
+    entries_used: DFF<Bits<STAT_BITS>>,
+
+    fsm_mask: Signal<Local, Bits<4>>,
+    positions: [Signal<Local, Bits<4>>; M],
+    tbl_any: Signal<Local, Bit>,
+    tbl_sel: Signal<Local, Bits<MEM_TAG_BITS>>,
+    fp_any: Signal<Local, Bit>,
+    fp_sel: Signal<Local, Bits<MEM_TAG_BITS>>,
+    taken: Signal<Local, Bit>,
+
+    ids: [Constant<Bits<MEM_TAG_BITS>>; M],
+    one4: Constant<Bits<4>>,
+    max_mask: Constant<Bits<4>>,
+    bucket_mask: Constant<Bits<MAX_BUCKET_BITS>>,
+    meta_region: Constant<Bits<TABLE_ADDR_BITS>>,
+}
+
+impl<const M: usize> FpIndex<M> {
+    /// An index of `M` FSMs over `2^bucket_bits` buckets of eight ways.
+    pub fn new(bucket_bits: usize) -> Self {
+        assert!(M.is_power_of_two() && M <= 16, "FSMs: a power of two up to 16, got {M}");
+        assert!((1..=MAX_BUCKET_BITS).contains(&bucket_bits), "bucket bits: 1..={MAX_BUCKET_BITS}");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            bloom_enable: Default::default(),
+            fsm_limit_log2: Default::default(),
+            cmd_valid: Default::default(),
+            cmd_ready: Default::default(),
+            cmd_op: Default::default(),
+            cmd_fp: Default::default(),
+            cmd_entry: Default::default(),
+            cmd_tag: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_ready: Default::default(),
+            rsp_tag: Default::default(),
+            rsp_status: Default::default(),
+            rsp_entry: Default::default(),
+            rsp_refcount: Default::default(),
+            rsp_flags: Default::default(),
+            tbl_req_valid: Default::default(),
+            tbl_req_ready: Default::default(),
+            tbl_req_write: Default::default(),
+            tbl_req_addr: Default::default(),
+            tbl_req_wdata: Default::default(),
+            tbl_req_tag: Default::default(),
+            tbl_rsp_valid: Default::default(),
+            tbl_rsp_tag: Default::default(),
+            tbl_rsp_rdata: Default::default(),
+            fp_req_valid: Default::default(),
+            fp_req_ready: Default::default(),
+            fp_req_write: Default::default(),
+            fp_req_entry: Default::default(),
+            fp_req_wdata: Default::default(),
+            fp_req_tag: Default::default(),
+            fp_rsp_valid: Default::default(),
+            fp_rsp_tag: Default::default(),
+            fp_rsp_rdata: Default::default(),
+            stat_commands: Default::default(),
+            stat_bloom_negatives: Default::default(),
+            stat_false_positives: Default::default(),
+            stat_rebuilds: Default::default(),
+            stat_signature_misses: Default::default(),
+            stat_entries_used: Default::default(),
+            fsms: core::array::from_fn(|_| LookupFsm::default()),
+            dispatch: Default::default(),
+            collect: Default::default(),
+            clearing: Default::default(),
+            clear_bucket: Default::default(),
+            commands: Default::default(),
+            bloom_negatives: Default::default(),
+            false_positives: Default::default(),
+            rebuilds: Default::default(),
+            signature_misses: Default::default(),
+            entries_used: Default::default(),
+            fsm_mask: Default::default(),
+            positions: core::array::from_fn(|_| Default::default()),
+            tbl_any: Default::default(),
+            tbl_sel: Default::default(),
+            fp_any: Default::default(),
+            fp_sel: Default::default(),
+            taken: Default::default(),
+            ids: core::array::from_fn(|i| Constant::new(bits(i as u64))),
+            one4: Constant::new(bits(1)),
+            max_mask: Constant::new(bits(M as u64 - 1)),
+            bucket_mask: Constant::new(bits((1u64 << bucket_bits) - 1)),
+            meta_region: Constant::new(bits(super::META_REGION as u64)),
+        }
+    }
+}
+
+impl<const M: usize> Logic for FpIndex<M> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, dispatch, collect, clearing, clear_bucket, commands, bloom_negatives,
+            false_positives, rebuilds, signature_misses, entries_used
+        );
+        self.fsm_mask.next = ((self.one4.val() << self.fsm_limit_log2.val()) - 1) & self.max_mask.val();
+        self.stat_commands.next = self.commands.q.val();
+        self.stat_bloom_negatives.next = self.bloom_negatives.q.val();
+        self.stat_false_positives.next = self.false_positives.q.val();
+        self.stat_rebuilds.next = self.rebuilds.q.val();
+        self.stat_signature_misses.next = self.signature_misses.q.val();
+        self.stat_entries_used.next = self.entries_used.q.val();
+
+        // --- Dispatch, collection and the FSMs' common inputs ----------------
+        self.cmd_ready.next = false;
+        self.rsp_valid.next = false;
+        self.rsp_tag.next = 0.into();
+        self.rsp_status.next = 0.into();
+        self.rsp_entry.next = 0.into();
+        self.rsp_refcount.next = 0.into();
+        self.rsp_flags.next = 0.into();
+        for i in 0..M {
+            self.fsms[i].clock.next = self.clock.val();
+            self.fsms[i].reset.next = self.reset.val();
+            self.fsms[i].bloom_enable.next = self.bloom_enable.val();
+            self.fsms[i].bucket_mask.next = self.bucket_mask.val();
+            self.fsms[i].cmd_op.next = self.cmd_op.val();
+            self.fsms[i].cmd_fp.next = self.cmd_fp.val();
+            self.fsms[i].cmd_entry.next = self.cmd_entry.val();
+            self.fsms[i].cmd_tag.next = self.cmd_tag.val();
+            self.fsms[i].tbl_rsp_rdata.next = self.tbl_rsp_rdata.val();
+            self.fsms[i].fp_rsp_rdata.next = self.fp_rsp_rdata.val();
+            self.fsms[i].tbl_rsp_valid.next = self.tbl_rsp_valid.val() & (self.tbl_rsp_tag.val() == self.ids[i].val());
+            self.fsms[i].fp_rsp_valid.next = self.fp_rsp_valid.val() & (self.fp_rsp_tag.val() == self.ids[i].val());
+            if self.dispatch.q.val() == self.ids[i].val() {
+                self.cmd_ready.next = self.fsms[i].idle.val() & !self.clearing.q.val() & !self.reset.val();
+            }
+            if self.collect.q.val() == self.ids[i].val() {
+                self.rsp_valid.next = self.fsms[i].rsp_valid.val();
+                self.rsp_tag.next = self.fsms[i].rsp_tag.val();
+                self.rsp_status.next = self.fsms[i].rsp_status.val();
+                self.rsp_entry.next = self.fsms[i].rsp_entry.val();
+                self.rsp_refcount.next = self.fsms[i].rsp_refcount.val();
+                self.rsp_flags.next = self.fsms[i].rsp_flags.val();
+            }
+            // Age order: position after the oldest command in flight.
+            self.positions[i].next = (self.ids[i].val() - self.collect.q.val()) & self.fsm_mask.val();
+        }
+        for i in 0..M {
+            self.fsms[i].start.next =
+                self.cmd_valid.val() & self.cmd_ready.val() & (self.dispatch.q.val() == self.ids[i].val());
+            self.fsms[i].rsp_taken.next =
+                self.rsp_valid.val() & self.rsp_ready.val() & (self.collect.q.val() == self.ids[i].val());
+            // The lock table.
+            self.fsms[i].blocked.next = false;
+            for j in 0..M {
+                if self.fsms[j].active.val()
+                    & (self.fsms[j].bucket.val() == self.fsms[i].bucket.val())
+                    & (self.positions[j].val() < self.positions[i].val())
+                {
+                    self.fsms[i].blocked.next = true;
+                }
+            }
+        }
+        if self.cmd_valid.val() & self.cmd_ready.val() {
+            self.dispatch.d.next = (self.dispatch.q.val() + 1) & self.fsm_mask.val();
+        }
+        self.taken.next = self.rsp_valid.val() & self.rsp_ready.val();
+        if self.taken.val() {
+            self.collect.d.next = (self.collect.q.val() + 1) & self.fsm_mask.val();
+            self.commands.d.next = self.commands.q.val() + 1;
+            if self.rsp_flags.val().get_bit(0) {
+                self.bloom_negatives.d.next = self.bloom_negatives.q.val() + 1;
+            }
+            if self.rsp_flags.val().get_bit(1) {
+                self.false_positives.d.next = self.false_positives.q.val() + 1;
+            }
+            if self.rsp_flags.val().get_bit(2) {
+                self.rebuilds.d.next = self.rebuilds.q.val() + 1;
+            }
+            if self.rsp_flags.val().get_bit(3) {
+                self.signature_misses.d.next = self.signature_misses.q.val() + 1;
+            }
+            if self.rsp_status.val() == 0 {
+                self.entries_used.d.next = self.entries_used.q.val() + 1;
+            }
+            if self.rsp_status.val() == 5 {
+                self.entries_used.d.next = self.entries_used.q.val() - 1;
+            }
+        }
+
+        // --- Memory port arbitration (highest FSM number first) --------------
+        self.tbl_any.next = false;
+        self.tbl_sel.next = 0.into();
+        self.tbl_req_write.next = false;
+        self.tbl_req_addr.next = 0.into();
+        self.tbl_req_wdata.next = 0.into();
+        self.fp_any.next = false;
+        self.fp_sel.next = 0.into();
+        self.fp_req_write.next = false;
+        self.fp_req_entry.next = 0.into();
+        self.fp_req_wdata.next = 0.into();
+        for i in 0..M {
+            if self.fsms[i].tbl_req_valid.val() {
+                self.tbl_any.next = true;
+                self.tbl_sel.next = self.ids[i].val();
+                self.tbl_req_write.next = self.fsms[i].tbl_req_write.val();
+                self.tbl_req_addr.next = self.fsms[i].tbl_req_addr.val();
+                self.tbl_req_wdata.next = self.fsms[i].tbl_req_wdata.val();
+            }
+            if self.fsms[i].fp_req_valid.val() {
+                self.fp_any.next = true;
+                self.fp_sel.next = self.ids[i].val();
+                self.fp_req_write.next = self.fsms[i].fp_req_write.val();
+                self.fp_req_entry.next = self.fsms[i].fp_req_entry.val();
+                self.fp_req_wdata.next = self.fsms[i].fp_req_wdata.val();
+            }
+        }
+        self.tbl_req_valid.next = self.tbl_any.val();
+        self.tbl_req_tag.next = self.tbl_sel.val();
+        self.fp_req_valid.next = self.fp_any.val();
+        self.fp_req_tag.next = self.fp_sel.val();
+        for i in 0..M {
+            self.fsms[i].tbl_grant.next = self.tbl_req_ready.val()
+                & (self.tbl_sel.val() == self.ids[i].val())
+                & self.fsms[i].tbl_req_valid.val()
+                & !self.clearing.q.val();
+            self.fsms[i].fp_grant.next =
+                self.fp_req_ready.val() & (self.fp_sel.val() == self.ids[i].val()) & self.fsms[i].fp_req_valid.val();
+        }
+
+        // --- Clearing the metadata after reset --------------------------------
+        if self.clearing.q.val() {
+            self.tbl_req_valid.next = true;
+            self.tbl_req_write.next = true;
+            self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.clear_bucket.q.val());
+            self.tbl_req_wdata.next = 0.into();
+            self.tbl_req_tag.next = 0.into();
+            if self.tbl_req_ready.val() {
+                self.clear_bucket.d.next = self.clear_bucket.q.val() + 1;
+                if self.clear_bucket.q.val() == self.bucket_mask.val() {
+                    self.clearing.d.next = false;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.clearing.d.next = true;
+            self.clear_bucket.d.next = 0.into();
+            self.dispatch.d.next = 0.into();
+            self.collect.d.next = 0.into();
+            self.commands.d.next = 0.into();
+            self.bloom_negatives.d.next = 0.into();
+            self.false_positives.d.next = 0.into();
+            self.rebuilds.d.next = 0.into();
+            self.signature_misses.d.next = 0.into();
+            self.entries_used.d.next = 0.into();
+        }
+    }
+}

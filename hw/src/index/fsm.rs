@@ -1,0 +1,536 @@
+//! `LookupFsm`: one of the index's lookup state machines. It serves one
+//! command at a time, from dispatch to response.
+//!
+//! Sequence: take the command (`start`), wait until the lock table clears it
+//! (`blocked` low: no older command on the same bucket is in flight), read the
+//! bucket's metadata, and if the Bloom filter says "maybe" read every occupied
+//! way (all requests back to back, so a walk costs one memory latency, not
+//! one per entry), OR-ing their Bloom bits into a rebuilt filter and marking
+//! the ways whose signature matches. Candidates are confirmed one at a time
+//! with a read of the full fingerprint. Then it writes what changed (the way,
+//! the full fingerprint of a new entry, the metadata) and offers the response.
+//! While it holds the response it is no longer `active`: its bucket is free.
+//!
+//! Ports: the command fields are sampled on `start`. `tbl_req_*`/`fp_req_*`
+//! are requests held until `*_grant`; `tbl_rsp_valid`/`fp_rsp_valid` are this
+//! FSM's responses (already selected by tag), always accepted. `rsp_*` is held
+//! until `rsp_taken`. `active`, `bucket` feed the lock table.
+use super::{BLOOM_BITS, CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, REFCOUNT_BITS, SIG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
+use rust_hdl::prelude::*;
+
+// FSM states (rust-hdl emits paths as signal names, so the code uses the
+// numbers): 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY, 5 WALK,
+// 6 VERIFY_REQ, 7 VERIFY_WAIT, 8 HIT, 9 MISS, 10 WRITE_WAY, 11 WRITE_FP,
+// 12 WRITE_META, 13 DONE.
+
+#[derive(LogicBlock)]
+pub struct LookupFsm {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub bloom_enable: Signal<In, Bit>,
+    /// The bucket mask of the configuration (`2^bucket_bits - 1`).
+    pub bucket_mask: Signal<In, Bits<MAX_BUCKET_BITS>>,
+
+    pub start: Signal<In, Bit>,
+    pub cmd_op: Signal<In, Bits<3>>,
+    pub cmd_fp: Signal<In, Bits<160>>,
+    pub cmd_entry: Signal<In, Bits<ENTRY_BITS>>,
+    pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
+    pub idle: Signal<Out, Bit>,
+
+    pub active: Signal<Out, Bit>,
+    pub bucket: Signal<Out, Bits<MAX_BUCKET_BITS>>,
+    pub blocked: Signal<In, Bit>,
+
+    pub tbl_req_valid: Signal<Out, Bit>,
+    pub tbl_req_write: Signal<Out, Bit>,
+    pub tbl_req_addr: Signal<Out, Bits<TABLE_ADDR_BITS>>,
+    pub tbl_req_wdata: Signal<Out, Bits<TABLE_DATA_BITS>>,
+    pub tbl_grant: Signal<In, Bit>,
+    pub tbl_rsp_valid: Signal<In, Bit>,
+    pub tbl_rsp_rdata: Signal<In, Bits<TABLE_DATA_BITS>>,
+
+    pub fp_req_valid: Signal<Out, Bit>,
+    pub fp_req_write: Signal<Out, Bit>,
+    pub fp_req_entry: Signal<Out, Bits<ENTRY_BITS>>,
+    pub fp_req_wdata: Signal<Out, Bits<160>>,
+    pub fp_grant: Signal<In, Bit>,
+    pub fp_rsp_valid: Signal<In, Bit>,
+    pub fp_rsp_rdata: Signal<In, Bits<160>>,
+
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_tag: Signal<Out, Bits<CMD_TAG_BITS>>,
+    pub rsp_status: Signal<Out, Bits<4>>,
+    pub rsp_entry: Signal<Out, Bits<ENTRY_BITS>>,
+    pub rsp_refcount: Signal<Out, Bits<REFCOUNT_BITS>>,
+    pub rsp_flags: Signal<Out, Bits<4>>,
+    pub rsp_taken: Signal<In, Bit>,
+
+    state: DFF<Bits<4>>,
+    op: DFF<Bits<3>>,
+    fp: DFF<Bits<160>>,
+    tag: DFF<Bits<CMD_TAG_BITS>>,
+    bucket_r: DFF<Bits<MAX_BUCKET_BITS>>,
+    // One-hot way named by a DEREF_ENTRY command.
+    entry_way: DFF<Bits<8>>,
+    bloom: DFF<Bits<BLOOM_BITS>>,
+    occupied: DFF<Bits<8>>,
+    to_issue: DFF<Bits<8>>,
+    to_receive: DFF<Bits<8>>,
+    candidates: DFF<Bits<8>>,
+    rebuilt: DFF<Bits<BLOOM_BITS>>,
+    walked: DFF<Bit>,
+    refcounts: [DFF<Bits<REFCOUNT_BITS>>; 8],
+    read_sig: DFF<Bits<SIG_BITS>>,
+    // The write plan and the response.
+    target_way: DFF<Bits<8>>,
+    write_way: DFF<Bit>,
+    write_fp: DFF<Bit>,
+    write_meta: DFF<Bit>,
+    way_word: DFF<Bits<20>>,
+    meta_word: DFF<Bits<TABLE_DATA_BITS>>,
+    status: DFF<Bits<4>>,
+    out_refcount: DFF<Bits<REFCOUNT_BITS>>,
+    flags: DFF<Bits<4>>,
+
+    key_sig: Signal<Local, Bits<SIG_BITS>>,
+    key_bits: Signal<Local, Bits<BLOOM_BITS>>,
+    rsp_sig: Signal<Local, Bits<SIG_BITS>>,
+    rsp_bits: Signal<Local, Bits<BLOOM_BITS>>,
+    issue_onehot: Signal<Local, Bits<8>>,
+    issue_way: Signal<Local, Bits<3>>,
+    receive_onehot: Signal<Local, Bits<8>>,
+    candidate_onehot: Signal<Local, Bits<8>>,
+    candidate_way: Signal<Local, Bits<3>>,
+    free_onehot: Signal<Local, Bits<8>>,
+    target_way_no: Signal<Local, Bits<3>>,
+    target_entry: Signal<Local, Bits<ENTRY_BITS>>,
+    hit_refcount: Signal<Local, Bits<REFCOUNT_BITS>>,
+    miss_base: Signal<Local, Bits<BLOOM_BITS>>,
+    miss_bloom: Signal<Local, Bits<BLOOM_BITS>>,
+    write_sig: Signal<Local, Bits<SIG_BITS>>,
+    entry_bucket: Signal<Local, Bits<ENTRY_BITS>>,
+
+    one32: Constant<Bits<BLOOM_BITS>>,
+    one8: Constant<Bits<8>>,
+    way_numbers: [Constant<Bits<3>>; 8],
+    meta_region: Constant<Bits<TABLE_ADDR_BITS>>,
+    refcount_max: Constant<Bits<REFCOUNT_BITS>>,
+}
+
+impl Default for LookupFsm {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            bloom_enable: Default::default(),
+            bucket_mask: Default::default(),
+            start: Default::default(),
+            cmd_op: Default::default(),
+            cmd_fp: Default::default(),
+            cmd_entry: Default::default(),
+            cmd_tag: Default::default(),
+            idle: Default::default(),
+            active: Default::default(),
+            bucket: Default::default(),
+            blocked: Default::default(),
+            tbl_req_valid: Default::default(),
+            tbl_req_write: Default::default(),
+            tbl_req_addr: Default::default(),
+            tbl_req_wdata: Default::default(),
+            tbl_grant: Default::default(),
+            tbl_rsp_valid: Default::default(),
+            tbl_rsp_rdata: Default::default(),
+            fp_req_valid: Default::default(),
+            fp_req_write: Default::default(),
+            fp_req_entry: Default::default(),
+            fp_req_wdata: Default::default(),
+            fp_grant: Default::default(),
+            fp_rsp_valid: Default::default(),
+            fp_rsp_rdata: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_tag: Default::default(),
+            rsp_status: Default::default(),
+            rsp_entry: Default::default(),
+            rsp_refcount: Default::default(),
+            rsp_flags: Default::default(),
+            rsp_taken: Default::default(),
+            state: Default::default(),
+            op: Default::default(),
+            fp: Default::default(),
+            tag: Default::default(),
+            bucket_r: Default::default(),
+            entry_way: Default::default(),
+            bloom: Default::default(),
+            occupied: Default::default(),
+            to_issue: Default::default(),
+            to_receive: Default::default(),
+            candidates: Default::default(),
+            rebuilt: Default::default(),
+            walked: Default::default(),
+            refcounts: core::array::from_fn(|_| Default::default()),
+            read_sig: Default::default(),
+            target_way: Default::default(),
+            write_way: Default::default(),
+            write_fp: Default::default(),
+            write_meta: Default::default(),
+            way_word: Default::default(),
+            meta_word: Default::default(),
+            status: Default::default(),
+            out_refcount: Default::default(),
+            flags: Default::default(),
+            key_sig: Default::default(),
+            key_bits: Default::default(),
+            rsp_sig: Default::default(),
+            rsp_bits: Default::default(),
+            issue_onehot: Default::default(),
+            issue_way: Default::default(),
+            receive_onehot: Default::default(),
+            candidate_onehot: Default::default(),
+            candidate_way: Default::default(),
+            free_onehot: Default::default(),
+            target_way_no: Default::default(),
+            target_entry: Default::default(),
+            hit_refcount: Default::default(),
+            miss_base: Default::default(),
+            miss_bloom: Default::default(),
+            write_sig: Default::default(),
+            entry_bucket: Default::default(),
+            one32: Constant::new(bits(1)),
+            one8: Constant::new(bits(1)),
+            way_numbers: core::array::from_fn(|w| Constant::new(bits(w as u64))),
+            meta_region: Constant::new(bits(super::META_REGION as u64)),
+            refcount_max: Constant::new(bits(super::REFCOUNT_MAX as u64)),
+        }
+    }
+}
+
+impl Logic for LookupFsm {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, op, fp, tag, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
+            candidates, rebuilt, walked, read_sig, target_way, write_way, write_fp, write_meta, way_word,
+            meta_word, status, out_refcount, flags
+        );
+        for w in 0..8 {
+            self.refcounts[w].clock.next = self.clock.val();
+            self.refcounts[w].d.next = self.refcounts[w].q.val();
+        }
+
+        // --- Combinational helpers ------------------------------------------
+        self.key_sig.next = self.fp.q.val().get_bits::<SIG_BITS>(16);
+        self.key_bits.next = (self.one32.val() << self.key_sig.val().get_bits::<5>(0))
+            | (self.one32.val() << self.key_sig.val().get_bits::<5>(5))
+            | (self.one32.val() << (self.key_sig.val().get_bits::<5>(7) ^ self.key_sig.val().get_bits::<5>(0)));
+        self.rsp_sig.next = self.tbl_rsp_rdata.val().get_bits::<SIG_BITS>(0);
+        self.rsp_bits.next = (self.one32.val() << self.rsp_sig.val().get_bits::<5>(0))
+            | (self.one32.val() << self.rsp_sig.val().get_bits::<5>(5))
+            | (self.one32.val() << (self.rsp_sig.val().get_bits::<5>(7) ^ self.rsp_sig.val().get_bits::<5>(0)));
+        // Lowest set bit of a mask, one-hot: x & -x.
+        self.issue_onehot.next = self.to_issue.q.val() & (!self.to_issue.q.val() + 1);
+        self.receive_onehot.next = self.to_receive.q.val() & (!self.to_receive.q.val() + 1);
+        self.candidate_onehot.next = self.candidates.q.val() & (!self.candidates.q.val() + 1);
+        // Lowest clear bit of the occupancy: the way a new entry takes.
+        self.free_onehot.next = !self.occupied.q.val() & (self.occupied.q.val() + 1);
+        self.issue_way.next = 0.into();
+        self.candidate_way.next = 0.into();
+        self.target_way_no.next = 0.into();
+        self.hit_refcount.next = 0.into();
+        for w in 0..8 {
+            if self.issue_onehot.val().get_bit(w) {
+                self.issue_way.next = self.way_numbers[w].val();
+            }
+            if self.candidate_onehot.val().get_bit(w) {
+                self.candidate_way.next = self.way_numbers[w].val();
+                self.hit_refcount.next = self.refcounts[w].q.val();
+            }
+            if self.target_way.q.val().get_bit(w) {
+                self.target_way_no.next = self.way_numbers[w].val();
+            }
+        }
+        self.entry_bucket.next = bit_cast::<ENTRY_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val()) << 3;
+        self.target_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.target_way_no.val());
+        // After a walk the filter is rebuilt from the ways read; without Bloom
+        // filters (or without a walk) it is kept.
+        if self.walked.q.val() & self.bloom_enable.val() {
+            self.miss_base.next = self.rebuilt.q.val();
+        } else {
+            self.miss_base.next = self.bloom.q.val();
+        }
+        if (self.op.q.val() == 0) & (self.occupied.q.val() != 0xff) {
+            self.miss_bloom.next = self.miss_base.val() | self.key_bits.val();
+        } else {
+            self.miss_bloom.next = self.miss_base.val();
+        }
+        if self.op.q.val() == 3 {
+            self.write_sig.next = self.read_sig.q.val();
+        } else {
+            self.write_sig.next = self.key_sig.val();
+        }
+
+        // --- Outputs ---------------------------------------------------------
+        self.idle.next = self.state.q.val() == 0;
+        self.active.next = (self.state.q.val() != 0) & (self.state.q.val() != 13);
+        self.bucket.next = self.bucket_r.q.val();
+        self.tbl_req_valid.next = false;
+        self.tbl_req_write.next = false;
+        self.tbl_req_addr.next = 0.into();
+        self.tbl_req_wdata.next = 0.into();
+        self.fp_req_valid.next = false;
+        self.fp_req_write.next = false;
+        self.fp_req_entry.next = 0.into();
+        self.fp_req_wdata.next = self.fp.q.val();
+        self.rsp_valid.next = self.state.q.val() == 13;
+        self.rsp_tag.next = self.tag.q.val();
+        self.rsp_status.next = self.status.q.val();
+        self.rsp_entry.next = 0.into();
+        if self.target_way.q.val() != 0 {
+            self.rsp_entry.next = self.target_entry.val();
+        }
+        self.rsp_refcount.next = self.out_refcount.q.val();
+        self.rsp_flags.next = self.flags.q.val();
+
+        // --- The state machine ---------------------------------------------
+        match self.state.q.val().index() {
+            0 => { // IDLE
+                if self.start.val() {
+                    self.op.d.next = self.cmd_op.val();
+                    self.fp.d.next = self.cmd_fp.val();
+                    self.tag.d.next = self.cmd_tag.val();
+                    self.flags.d.next = 0.into();
+                    self.out_refcount.d.next = 0.into();
+                    self.target_way.d.next = 0.into();
+                    self.walked.d.next = false;
+                    self.write_way.d.next = false;
+                    self.write_fp.d.next = false;
+                    self.write_meta.d.next = false;
+                    self.entry_way.d.next = self.one8.val() << self.cmd_entry.val().get_bits::<3>(0);
+                    if self.cmd_op.val() == 3 {
+                        self.bucket_r.d.next = self.cmd_entry.val().get_bits::<MAX_BUCKET_BITS>(3);
+                    } else {
+                        self.bucket_r.d.next = self.cmd_fp.val().get_bits::<MAX_BUCKET_BITS>(0) & self.bucket_mask.val();
+                    }
+                    self.state.d.next = 1.into();
+                    if self.cmd_op.val().get_bit(2)
+                        | ((self.cmd_op.val() == 3)
+                            & ((self.cmd_entry.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
+                    {
+                        self.status.d.next = 11.into();
+                        self.state.d.next = 13.into();
+                    }
+                }
+            }
+            1 => { // LOCK
+                if !self.blocked.val() {
+                    self.state.d.next = 2.into();
+                }
+            }
+            2 => { // META_REQ
+                self.tbl_req_valid.next = true;
+                self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
+                if self.tbl_grant.val() {
+                    self.state.d.next = 3.into();
+                }
+            }
+            3 => { // META_WAIT
+                if self.tbl_rsp_valid.val() {
+                    self.bloom.d.next = self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0);
+                    self.occupied.d.next = self.tbl_rsp_rdata.val().get_bits::<8>(32);
+                    self.state.d.next = 4.into();
+                }
+            }
+            4 => { // CLASSIFY
+                self.rebuilt.d.next = 0.into();
+                self.candidates.d.next = 0.into();
+                if self.op.q.val() == 3 {
+                    if (self.occupied.q.val() & self.entry_way.q.val()) == 0 {
+                        self.status.d.next = 9.into();
+                        self.state.d.next = 13.into();
+                    } else {
+                        self.to_issue.d.next = self.entry_way.q.val();
+                        self.to_receive.d.next = self.entry_way.q.val();
+                        self.state.d.next = 5.into();
+                    }
+                } else if self.bloom_enable.val() & ((self.bloom.q.val() & self.key_bits.val()) != self.key_bits.val()) {
+                    self.flags.d.next = 1.into();
+                    self.state.d.next = 9.into();
+                } else {
+                    self.walked.d.next = true;
+                    self.to_issue.d.next = self.occupied.q.val();
+                    self.to_receive.d.next = self.occupied.q.val();
+                    self.state.d.next = 5.into();
+                }
+            }
+            5 => { // WALK
+                if self.to_issue.q.val() != 0 {
+                    self.tbl_req_valid.next = true;
+                    self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
+                        self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.issue_way.val()),
+                    );
+                    if self.tbl_grant.val() {
+                        self.to_issue.d.next = self.to_issue.q.val() & !self.issue_onehot.val();
+                    }
+                }
+                if self.tbl_rsp_valid.val() {
+                    self.to_receive.d.next = self.to_receive.q.val() & !self.receive_onehot.val();
+                    self.rebuilt.d.next = self.rebuilt.q.val() | self.rsp_bits.val();
+                    self.read_sig.d.next = self.rsp_sig.val();
+                    if (self.rsp_sig.val() == self.key_sig.val()) | (self.op.q.val() == 3) {
+                        self.candidates.d.next = self.candidates.q.val() | self.receive_onehot.val();
+                    }
+                    for w in 0..8 {
+                        if self.receive_onehot.val().get_bit(w) {
+                            self.refcounts[w].d.next = self.tbl_rsp_rdata.val().get_bits::<REFCOUNT_BITS>(12);
+                        }
+                    }
+                }
+                if (self.to_issue.q.val() == 0) & (self.to_receive.q.val() == 0) {
+                    if self.candidates.q.val() == 0 {
+                        self.state.d.next = 9.into();
+                    } else if self.op.q.val() == 3 {
+                        self.state.d.next = 8.into();
+                    } else {
+                        self.state.d.next = 6.into();
+                    }
+                }
+            }
+            6 => { // VERIFY_REQ
+                self.fp_req_valid.next = true;
+                self.fp_req_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.candidate_way.val());
+                if self.fp_grant.val() {
+                    self.state.d.next = 7.into();
+                }
+            }
+            7 => { // VERIFY_WAIT
+                if self.fp_rsp_valid.val() {
+                    if self.fp_rsp_rdata.val() == self.fp.q.val() {
+                        self.state.d.next = 8.into();
+                    } else {
+                        self.flags.d.next = self.flags.q.val() | 8;
+                        self.candidates.d.next = self.candidates.q.val() & !self.candidate_onehot.val();
+                        if (self.candidates.q.val() & !self.candidate_onehot.val()) == 0 {
+                            self.state.d.next = 9.into();
+                        } else {
+                            self.state.d.next = 6.into();
+                        }
+                    }
+                }
+            }
+            8 => { // HIT
+                // The way is the lowest remaining candidate.
+                self.target_way.d.next = self.candidate_onehot.val();
+                self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_refcount.val() + 1) << 12)
+                    | bit_cast::<20, SIG_BITS>(self.write_sig.val());
+                self.out_refcount.d.next = self.hit_refcount.val();
+                self.state.d.next = 10.into();
+                if self.op.q.val() == 0 {
+                    if self.hit_refcount.val() == self.refcount_max.val() {
+                        self.status.d.next = 10.into();
+                        self.state.d.next = 13.into();
+                    } else {
+                        self.status.d.next = 1.into();
+                        self.out_refcount.d.next = self.hit_refcount.val() + 1;
+                        self.write_way.d.next = true;
+                    }
+                } else if self.op.q.val() == 1 {
+                    self.status.d.next = 2.into();
+                    self.state.d.next = 13.into();
+                } else if self.hit_refcount.val() == 1 {
+                    self.status.d.next = 5.into();
+                    self.out_refcount.d.next = 0.into();
+                    self.write_meta.d.next = true;
+                    self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() & !self.candidate_onehot.val()) << 32)
+                        | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.bloom.q.val());
+                } else {
+                    self.status.d.next = 4.into();
+                    self.out_refcount.d.next = self.hit_refcount.val() - 1;
+                    self.write_way.d.next = true;
+                    self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_refcount.val() - 1) << 12)
+                        | bit_cast::<20, SIG_BITS>(self.write_sig.val());
+                }
+            }
+            9 => { // MISS
+                if self.walked.q.val() & self.bloom_enable.val() {
+                    self.flags.d.next = self.flags.q.val() | 2;
+                    if (self.bloom.q.val() & !self.miss_bloom.val()) != 0 {
+                        self.flags.d.next = self.flags.q.val() | 6;
+                    }
+                    // The rebuilt filter is written back.
+                    self.write_meta.d.next = true;
+                }
+                self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val()) << 32)
+                    | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
+                self.state.d.next = 10.into();
+                if self.op.q.val() == 0 {
+                    if self.occupied.q.val() == 0xff {
+                        self.status.d.next = 8.into();
+                    } else {
+                        self.status.d.next = 0.into();
+                        self.out_refcount.d.next = 1.into();
+                        self.target_way.d.next = self.free_onehot.val();
+                        self.way_word.d.next = (bits::<20>(1) << 12) | bit_cast::<20, SIG_BITS>(self.key_sig.val());
+                        self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() | self.free_onehot.val()) << 32)
+                            | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
+                        self.write_way.d.next = true;
+                        self.write_fp.d.next = true;
+                        self.write_meta.d.next = true;
+                    }
+                } else if self.op.q.val() == 1 {
+                    self.status.d.next = 3.into();
+                } else {
+                    self.status.d.next = 9.into();
+                }
+            }
+            10 => { // WRITE_WAY
+                if self.write_way.q.val() {
+                    self.tbl_req_valid.next = true;
+                    self.tbl_req_write.next = true;
+                    self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(self.target_entry.val());
+                    self.tbl_req_wdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.way_word.q.val());
+                    if self.tbl_grant.val() {
+                        self.state.d.next = 11.into();
+                    }
+                } else {
+                    self.state.d.next = 11.into();
+                }
+            }
+            11 => { // WRITE_FP
+                if self.write_fp.q.val() {
+                    self.fp_req_valid.next = true;
+                    self.fp_req_write.next = true;
+                    self.fp_req_entry.next = self.target_entry.val();
+                    if self.fp_grant.val() {
+                        self.state.d.next = 12.into();
+                    }
+                } else {
+                    self.state.d.next = 12.into();
+                }
+            }
+            12 => { // WRITE_META
+                if self.write_meta.q.val() {
+                    self.tbl_req_valid.next = true;
+                    self.tbl_req_write.next = true;
+                    self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
+                    self.tbl_req_wdata.next = self.meta_word.q.val();
+                    if self.tbl_grant.val() {
+                        self.state.d.next = 13.into();
+                    }
+                } else {
+                    self.state.d.next = 13.into();
+                }
+            }
+            13 => { // DONE
+                if self.rsp_taken.val() {
+                    self.state.d.next = 0.into();
+                }
+            }
+            _ => {
+                self.state.d.next = 0.into();
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = 0.into();
+        }
+    }
+}

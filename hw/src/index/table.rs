@@ -1,0 +1,82 @@
+//! `BlockRamTable<WAB, MAB>`: the index's table port bound to on-chip block
+//! RAM: `2^WAB` ways of 20 bits and `2^MAB` bucket metadata words of 40 bits.
+//!
+//! Ports: the table-port contract of [`crate::index`]: always ready, one
+//! request per clock; a read's response (with its tag) comes on the next
+//! clock. Table address bit 16 selects the metadata RAM. The RAMs power up
+//! cleared on an FPGA; the index clears the metadata itself after reset.
+use super::{MEM_TAG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct BlockRamTable<const WAB: usize, const MAB: usize> {
+    pub clock: Signal<In, Clock>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_ready: Signal<Out, Bit>,
+    pub req_write: Signal<In, Bit>,
+    pub req_addr: Signal<In, Bits<TABLE_ADDR_BITS>>,
+    pub req_wdata: Signal<In, Bits<TABLE_DATA_BITS>>,
+    pub req_tag: Signal<In, Bits<MEM_TAG_BITS>>,
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
+    pub rsp_rdata: Signal<Out, Bits<TABLE_DATA_BITS>>,
+
+    ways: RAM<Bits<20>, WAB>,
+    meta: RAM<Bits<TABLE_DATA_BITS>, MAB>,
+    read_pending: DFF<Bit>,
+    read_tag: DFF<Bits<MEM_TAG_BITS>>,
+    read_meta: DFF<Bit>,
+}
+
+impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
+    fn default() -> Self {
+        assert!(WAB <= 16 && MAB <= 16);
+        Self {
+            clock: Default::default(),
+            req_valid: Default::default(),
+            req_ready: Default::default(),
+            req_write: Default::default(),
+            req_addr: Default::default(),
+            req_wdata: Default::default(),
+            req_tag: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_tag: Default::default(),
+            rsp_rdata: Default::default(),
+            ways: Default::default(),
+            meta: Default::default(),
+            read_pending: Default::default(),
+            read_tag: Default::default(),
+            read_meta: Default::default(),
+        }
+    }
+}
+
+impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, read_pending, read_tag, read_meta);
+        self.ways.read_clock.next = self.clock.val();
+        self.ways.write_clock.next = self.clock.val();
+        self.meta.read_clock.next = self.clock.val();
+        self.meta.write_clock.next = self.clock.val();
+        self.ways.read_address.next = self.req_addr.val().get_bits::<WAB>(0);
+        self.ways.write_address.next = self.req_addr.val().get_bits::<WAB>(0);
+        self.ways.write_data.next = self.req_wdata.val().get_bits::<20>(0);
+        self.meta.read_address.next = self.req_addr.val().get_bits::<MAB>(0);
+        self.meta.write_address.next = self.req_addr.val().get_bits::<MAB>(0);
+        self.meta.write_data.next = self.req_wdata.val();
+        self.ways.write_enable.next = self.req_valid.val() & self.req_write.val() & !self.req_addr.val().get_bit(16);
+        self.meta.write_enable.next = self.req_valid.val() & self.req_write.val() & self.req_addr.val().get_bit(16);
+        self.req_ready.next = true;
+        self.read_pending.d.next = self.req_valid.val() & !self.req_write.val();
+        self.read_tag.d.next = self.req_tag.val();
+        self.read_meta.d.next = self.req_addr.val().get_bit(16);
+        self.rsp_valid.next = self.read_pending.q.val();
+        self.rsp_tag.next = self.read_tag.q.val();
+        if self.read_meta.q.val() {
+            self.rsp_rdata.next = self.meta.read_data.val();
+        } else {
+            self.rsp_rdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.ways.read_data.val());
+        }
+    }
+}
