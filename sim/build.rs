@@ -26,7 +26,10 @@ fn models() -> Vec<(String, String)> {
         models.push((format!("index_{}", cfg.name), ditto_hw::config::index_verilog(cfg)));
     }
     // The Alchitry Cu board top, for tests through its UART pins.
-    models.push(("board_cu".to_string(), ditto_hw::config::board_verilog(&ditto_hw::config::CU)));
+    models.push((
+        "board_cu".to_string(),
+        ditto_hw::config::board_verilog(&ditto_hw::config::CU).expect("the cu index table is on chip"),
+    ));
     models
 }
 

@@ -104,11 +104,12 @@ fn main() -> Result<()> {
         Command::Verilog { config, out } => {
             let cfg = ditto_hw::by_name(&config)?;
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-            for (file, text) in [
-                (format!("ditto_{}.v", cfg.name), ditto_hw::config::board_verilog(&cfg)),
+            // A board top exists for configurations whose index table is on chip.
+            let board = ditto_hw::config::board_verilog(&cfg).map(|v| (format!("ditto_{}.v", cfg.name), v));
+            for (file, text) in board.into_iter().chain([
                 (format!("ditto_{}_hasher.v", cfg.name), ditto_hw::config::hasher_verilog(&cfg)),
                 (format!("ditto_{}_index.v", cfg.name), ditto_hw::config::index_verilog(&cfg)),
-            ] {
+            ]) {
                 let path = out.join(file);
                 std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
                 println!("{}", path.display());

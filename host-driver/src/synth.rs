@@ -36,7 +36,17 @@ pub fn synth_block(
     std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
     let verilog = out.join("ditto.v");
     let (source, pins, package) = match block {
-        Block::Board => (ditto_hw::config::board_verilog(config), ALCHITRY_CU_PCF, ditto_synth::PACKAGE),
+        Block::Board => (
+            ditto_hw::config::board_verilog(config).ok_or_else(|| {
+                HostError::InvalidArgument(format!(
+                    "configuration `{}` keeps its index table in external memory and has no board top; \
+                     use --block hasher, or --config cu",
+                    config.name
+                ))
+            })?,
+            ALCHITRY_CU_PCF,
+            ditto_synth::PACKAGE,
+        ),
         Block::Hasher => (
             ditto_hw::config::hasher_verilog(config),
             "# Block measurement: no pins are constrained.\n",

@@ -60,15 +60,17 @@ impl Config {
     }
 }
 
-/// `$block<L, NB, FB, FBP1>` for `lanes` lanes with `2^fb`-word lane FIFOs, or
-/// none (`fb` = 0, one lane: `NB` = 0 and a FIFO size that is never built).
+/// `$block<L, NB, FB, FBP1, ...>` for `lanes` lanes with `2^fb`-word lane
+/// FIFOs, or none (`fb` = 0, one lane: `NB` = 0 and a FIFO size that is never
+/// built), followed by any further generics given.
 macro_rules! lane_generics {
-    ($($block:ident)::+, $lanes:literal, $fb:literal) => {
+    ($($block:ident)::+, $lanes:literal, $fb:literal $(, $more:tt)*) => {
         $($block)::+<
             $lanes,
             { if $fb == 0 { 0 } else { $lanes } },
             { if $fb == 0 { 2 } else { $fb } },
             { if $fb == 0 { 3 } else { $fb + 1 } },
+            $($more),*
         >
     };
 }
@@ -116,11 +118,12 @@ macro_rules! configurations {
             }
         }
 
-        /// Verilog of the board top of `config` (its hasher behind the USB UART).
-        pub fn board_verilog(config: &Config) -> String {
+        /// Verilog of the board top of `config` (its hasher and index behind
+        /// the USB UART), for configurations whose index table is on chip.
+        pub fn board_verilog(config: &Config) -> Option<String> {
             match config.name {
-                $($name => crate::verilog::top_verilog(
-                    <lane_generics!(crate::board::BoardTop, $lanes, $fb)>::new(config)),)+
+                $($name => $onchip.then(|| crate::verilog::top_verilog(
+                    <lane_generics!(crate::board::BoardTop, $lanes, $fb, $fsms, { $bb + 3 }, $bb)>::new(config))),)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }
@@ -132,7 +135,7 @@ configurations! {
         name: "cu",
         about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with 2 lookup FSMs.",
         lanes: 1, lane_fifo_bits: 0, clock_mhz: 100, uart_baud: 1_000_000,
-        index_fsms: 2, index_bucket_bits: 9, index_table_on_chip: true,
+        index_fsms: 1, index_bucket_bits: 9, index_table_on_chip: true,
     },
     LARGE, LargeHasher: {
         name: "large",

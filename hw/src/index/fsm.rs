@@ -21,7 +21,7 @@ use rust_hdl::prelude::*;
 // FSM states (rust-hdl emits paths as signal names, so the code uses the
 // numbers): 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY, 5 WALK,
 // 6 VERIFY_REQ, 7 VERIFY_WAIT, 8 HIT, 9 MISS, 10 WRITE_WAY, 11 WRITE_FP,
-// 12 WRITE_META, 13 DONE.
+// 12 WRITE_META, 13 DONE, 14 HIT_DECIDE.
 
 #[derive(LogicBlock)]
 pub struct LookupFsm {
@@ -84,6 +84,7 @@ pub struct LookupFsm {
     read_sig: DFF<Bits<SIG_BITS>>,
     // The write plan and the response.
     target_way: DFF<Bits<8>>,
+    hit_rc: DFF<Bits<REFCOUNT_BITS>>,
     write_way: DFF<Bit>,
     write_fp: DFF<Bit>,
     write_meta: DFF<Bit>,
@@ -171,6 +172,7 @@ impl Default for LookupFsm {
             refcounts: core::array::from_fn(|_| Default::default()),
             read_sig: Default::default(),
             target_way: Default::default(),
+            hit_rc: Default::default(),
             write_way: Default::default(),
             write_fp: Default::default(),
             write_meta: Default::default(),
@@ -210,7 +212,7 @@ impl Logic for LookupFsm {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, op, fp, tag, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
-            candidates, rebuilt, walked, read_sig, target_way, write_way, write_fp, write_meta, way_word,
+            candidates, rebuilt, walked, read_sig, target_way, hit_rc, write_way, write_fp, write_meta, way_word,
             meta_word, status, out_refcount, flags
         );
         for w in 0..8 {
@@ -418,35 +420,41 @@ impl Logic for LookupFsm {
                 }
             }
             8 => { // HIT
-                // The way is the lowest remaining candidate.
+                // The way is the lowest remaining candidate; registered here,
+                // decided on the next clock (the one-hot and its refcount mux
+                // would not fit one clock with the decision at 100 MHz).
                 self.target_way.d.next = self.candidate_onehot.val();
-                self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_refcount.val() + 1) << 12)
+                self.hit_rc.d.next = self.hit_refcount.val();
+                self.state.d.next = 14.into();
+            }
+            14 => { // HIT_DECIDE
+                self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() + 1) << 12)
                     | bit_cast::<20, SIG_BITS>(self.write_sig.val());
-                self.out_refcount.d.next = self.hit_refcount.val();
+                self.out_refcount.d.next = self.hit_rc.q.val();
                 self.state.d.next = 10.into();
                 if self.op.q.val() == 0 {
-                    if self.hit_refcount.val() == self.refcount_max.val() {
+                    if self.hit_rc.q.val() == self.refcount_max.val() {
                         self.status.d.next = 10.into();
                         self.state.d.next = 13.into();
                     } else {
                         self.status.d.next = 1.into();
-                        self.out_refcount.d.next = self.hit_refcount.val() + 1;
+                        self.out_refcount.d.next = self.hit_rc.q.val() + 1;
                         self.write_way.d.next = true;
                     }
                 } else if self.op.q.val() == 1 {
                     self.status.d.next = 2.into();
                     self.state.d.next = 13.into();
-                } else if self.hit_refcount.val() == 1 {
+                } else if self.hit_rc.q.val() == 1 {
                     self.status.d.next = 5.into();
                     self.out_refcount.d.next = 0.into();
                     self.write_meta.d.next = true;
-                    self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() & !self.candidate_onehot.val()) << 32)
+                    self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() & !self.target_way.q.val()) << 32)
                         | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.bloom.q.val());
                 } else {
                     self.status.d.next = 4.into();
-                    self.out_refcount.d.next = self.hit_refcount.val() - 1;
+                    self.out_refcount.d.next = self.hit_rc.q.val() - 1;
                     self.write_way.d.next = true;
-                    self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_refcount.val() - 1) << 12)
+                    self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() - 1) << 12)
                         | bit_cast::<20, SIG_BITS>(self.write_sig.val());
                 }
             }
