@@ -60,3 +60,141 @@ pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBe
         verilog_lines: ditto_sim::model_verilog_lines(&format!("hasher_{}", config.name)).unwrap_or(0),
     })
 }
+
+/// One run of the fingerprint index benchmark.
+#[derive(Clone, Debug, Serialize)]
+pub struct IndexBench {
+    pub config: String,
+    /// Latency of both memory ports (table and full fingerprints), in cycles.
+    pub latency_cycles: u64,
+    /// Lookup FSMs at work.
+    pub fsms: usize,
+    /// `uniform` (table half full, fingerprints drawn from twice the entries
+    /// present: half duplicates, half new), `all-new-90` (table at least 90%
+    /// full, every fingerprint new) or `duplicates-only` (the same table, every
+    /// fingerprint present).
+    pub workload: String,
+    pub bloom: bool,
+    /// INSERT commands measured.
+    pub commands: usize,
+    /// Cycles from the first command offered to the last response taken.
+    pub cycles: u64,
+    pub commands_per_kcycle: f64,
+    /// Entries in use before the measured commands, as a fraction of the table.
+    pub fill_before: f64,
+    /// How the measured commands were answered.
+    pub statuses: std::collections::BTreeMap<String, usize>,
+    /// Statistics of the measured commands alone.
+    pub bloom_negatives: u32,
+    pub false_positives: u32,
+    pub rebuilds: u32,
+    pub signature_misses: u32,
+    /// Mean cycles from a command taken to its response leaving.
+    pub mean_latency_cycles: f64,
+}
+
+/// The index workloads `bench_index` knows.
+pub const INDEX_WORKLOADS: &[&str] = &["uniform", "all-new-90", "duplicates-only"];
+
+/// Runs `commands` INSERTs of `workload` through `config`'s index with
+/// `fsms` FSMs and memories of `latency` cycles, every response checked
+/// against the golden model. The table is first filled (at latency 1, not
+/// measured) to half (`uniform`) or at least 90% (the others).
+pub fn bench_index(
+    config: &Config,
+    workload: &str,
+    fsms: usize,
+    bloom: bool,
+    latency: u64,
+    commands: usize,
+    seed: u64,
+) -> Result<IndexBench, HostError> {
+    use ditto_hw::index::model::{Command, IndexModel};
+    use ditto_hw::index::Op;
+    use ditto_sim::index::{model_name, workload as wl, IndexSetup, IndexSim, MemTiming, Traffic};
+    use rand::Rng;
+    if !INDEX_WORKLOADS.contains(&workload) {
+        return Err(HostError::InvalidArgument(format!("unknown workload `{workload}`; known: {}", INDEX_WORKLOADS.join(", "))));
+    }
+    if !fsms.is_power_of_two() || fsms > config.index_fsms {
+        return Err(HostError::InvalidArgument(format!(
+            "FSMs must be a power of two up to {} for `{}`, got {fsms}",
+            config.index_fsms, config.name
+        )));
+    }
+    let mut rng = ditto_sim::testkit::rng(seed);
+    let mut model = ditto_sim::Model::new(&model_name(config))?;
+    let mut setup = IndexSetup::new(config);
+    setup.bloom = bloom;
+    setup.fsm_limit_log2 = fsms.trailing_zeros();
+    let mut sim = IndexSim::attach(&mut model, config, setup)?;
+    let mut golden = IndexModel::new(config.index_bucket_bits, bloom);
+    let capacity = config.index_entries();
+    let target = if workload == "uniform" { capacity / 2 } else { capacity * 9 / 10 };
+    let mut present = Vec::new();
+    while (golden.stats().entries_used as usize) < target {
+        let batch = ((target - golden.stats().entries_used as usize) / 2).max(64);
+        let fill = wl::all_new(&mut rng, batch);
+        let run = sim.run_checked(&mut golden, &fill, Traffic::FULL_SPEED).map_err(index_error)?;
+        present.extend(fill.iter().zip(&run.responses).filter(|(_, r)| r.status == ditto_hw::index::Status::New).map(|(c, _)| c.fp));
+        if golden.stats().entries_used as usize >= target {
+            break;
+        }
+    }
+    let fill_before = golden.stats().entries_used as f64 / capacity as f64;
+    let fps: Vec<_> = match workload {
+        "uniform" => (0..commands)
+            .map(|_| if rng.gen_bool(0.5) { present[rng.gen_range(0..present.len())] } else { wl::random_fp(&mut rng) })
+            .collect(),
+        "all-new-90" => (0..commands).map(|_| wl::random_fp(&mut rng)).collect(),
+        _ => (0..commands).map(|_| present[rng.gen_range(0..present.len())]).collect(),
+    };
+    let measured = wl::tag(fps.into_iter().map(|fp| Command::with_fp(Op::Insert, fp, 0)).collect());
+    sim.set_memory_timing(MemTiming::fixed(latency), MemTiming::fixed(latency));
+    let before = sim.stats();
+    let run = sim.run_checked(&mut golden, &measured, Traffic::FULL_SPEED).map_err(index_error)?;
+    let after = sim.stats();
+    let mut statuses = std::collections::BTreeMap::new();
+    for r in &run.responses {
+        *statuses.entry(format!("{:?}", r.status)).or_insert(0) += 1;
+    }
+    Ok(IndexBench {
+        config: config.name.to_string(),
+        latency_cycles: latency,
+        fsms,
+        workload: workload.to_string(),
+        bloom,
+        commands,
+        cycles: run.cycles,
+        commands_per_kcycle: commands as f64 * 1000.0 / run.cycles as f64,
+        fill_before,
+        statuses,
+        bloom_negatives: after.bloom_negatives - before.bloom_negatives,
+        false_positives: after.false_positives - before.false_positives,
+        rebuilds: after.rebuilds - before.rebuilds,
+        signature_misses: after.signature_misses - before.signature_misses,
+        mean_latency_cycles: run.answered_at.iter().zip(&run.taken_at).map(|(a, t)| (a - t) as f64).sum::<f64>()
+            / commands as f64,
+    })
+}
+
+fn index_error(e: ditto_sim::index::IndexError) -> HostError {
+    HostError::IndexCosim(Box::new(e))
+}
+
+/// The runs behind the README's index figures: throughput against FSMs
+/// (uniform, latency 64), then the worst case (all new, table 90% full) with
+/// and without Bloom filters against the best case (duplicates only).
+pub fn index_suite(config: &Config, latency: u64, commands: usize, seed: u64) -> Result<Vec<IndexBench>, HostError> {
+    let mut runs = Vec::new();
+    let mut fsms = 1;
+    while fsms <= config.index_fsms {
+        runs.push(bench_index(config, "uniform", fsms, true, latency, commands, seed)?);
+        fsms *= 2;
+    }
+    let m = config.index_fsms;
+    runs.push(bench_index(config, "duplicates-only", m, true, latency, commands, seed)?);
+    runs.push(bench_index(config, "all-new-90", m, true, latency, commands, seed)?);
+    runs.push(bench_index(config, "all-new-90", m, false, latency, commands, seed)?);
+    Ok(runs)
+}

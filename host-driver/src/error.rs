@@ -10,6 +10,8 @@ pub enum HostError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("cosimulation failed: {0}")]
     Cosim(#[from] ditto_sim::hasher::HashError),
+    #[error("index cosimulation failed: {0}")]
+    IndexCosim(Box<ditto_sim::index::IndexError>),
     #[error(transparent)]
     Sim(#[from] ditto_sim::SimError),
     #[error(transparent)]

@@ -90,6 +90,24 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Fingerprint index throughput: against FSMs (uniform workload, table
+    /// half full), and the worst case (all new, table 90% full) with and
+    /// without Bloom filters against the best (duplicates only). Every
+    /// response is checked against the golden model.
+    Index {
+        #[arg(long, default_value = "large")]
+        config: String,
+        /// Latency of the memory ports, in cycles.
+        #[arg(long, default_value_t = 64)]
+        latency: u64,
+        /// INSERT commands measured per run.
+        #[arg(long, default_value_t = 4096)]
+        commands: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn configs(name: &str) -> Result<Vec<ditto_hw::Config>> {
@@ -172,6 +190,21 @@ fn main() -> Result<()> {
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&results)?);
+            }
+        }
+        Command::Bench { what: BenchCommand::Index { config, latency, commands, seed, json } } => {
+            let cfg = ditto_hw::by_name(&config)?;
+            let runs = bench::index_suite(&cfg, latency, commands, seed)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&runs)?);
+            } else {
+                for r in &runs {
+                    println!(
+                        "{} {:16} FSMs {} bloom {:5} latency {}: {} commands in {} cycles = {:.2} per kcycle, {:.0} cycles each (fill {:.1}%, {:?})",
+                        r.config, r.workload, r.fsms, r.bloom, r.latency_cycles, r.commands, r.cycles,
+                        r.commands_per_kcycle, r.mean_latency_cycles, 100.0 * r.fill_before, r.statuses
+                    );
+                }
             }
         }
         Command::Figures { update, out, pages } => {

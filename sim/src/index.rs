@@ -76,6 +76,10 @@ pub struct IndexRun {
     pub responses: Vec<Response>,
     /// Cycles from the first command offered to the last response taken.
     pub cycles: u64,
+    /// Cycle (from the run's start) each command was taken on.
+    pub taken_at: Vec<u64>,
+    /// Cycle (from the run's start) each response left on.
+    pub answered_at: Vec<u64>,
 }
 
 /// A cosimulation failure.
@@ -371,6 +375,7 @@ impl<'m> IndexSim<'m> {
         let start = self.model.cycles();
         let (mut sent, mut last_progress) = (0usize, start);
         let mut responses = Vec::with_capacity(commands.len());
+        let (mut taken_at, mut answered_at) = (Vec::with_capacity(commands.len()), Vec::with_capacity(commands.len()));
         while responses.len() < commands.len() {
             let now = self.model.cycles();
             let offer = sent < commands.len() && (traffic.cmd_valid >= 1.0 || cmd_rng.gen_bool(traffic.cmd_valid));
@@ -387,6 +392,7 @@ impl<'m> IndexSim<'m> {
             self.serve_memories();
             self.model.eval();
             if offer && self.model.get(self.cmd_ready) == 1 {
+                taken_at.push(now - start);
                 sent += 1;
                 last_progress = now;
             }
@@ -400,6 +406,7 @@ impl<'m> IndexSim<'m> {
                     refcount: self.model.get(self.rsp_refcount) as u8,
                     flags: self.model.get(self.rsp_flags) as u8,
                 });
+                answered_at.push(now - start);
                 last_progress = now;
             }
             self.accept_memory_requests()?;
@@ -410,7 +417,7 @@ impl<'m> IndexSim<'m> {
         }
         self.model.set(self.cmd_valid, 0);
         self.model.set(self.rsp_ready, 0);
-        Ok(IndexRun { responses, cycles: self.model.cycles() - start })
+        Ok(IndexRun { responses, cycles: self.model.cycles() - start, taken_at, answered_at })
     }
 
     /// Runs `commands` and checks every response against `golden` (which

@@ -2,15 +2,17 @@
 //! port, with a lock table and the two memory ports (see the module docs of
 //! [`crate::index`] for the table layout and the ports' ordering contract).
 //!
-//! Command port: `cmd_*` is taken when `cmd_valid & cmd_ready`. Commands go
-//! to the FSMs round-robin and responses are collected in the same order, so
-//! **responses leave in command order**; each also carries its command's tag.
+//! Command port: `cmd_*` is taken when `cmd_valid & cmd_ready`. A command goes
+//! to any idle FSM with a sequence number; responses are collected by sequence
+//! number, so **responses leave in command order**; each also carries its
+//! command's tag.
 //! `cmd_ready` is low during `reset` and while the table's metadata is being
 //! cleared after it (one write per bucket).
 //!
-//! Lock table: each FSM publishes `{active, bucket}`. An FSM may start on its
-//! bucket only when no *older* active command (older by position between the
-//! collection and dispatch pointers) holds or waits for the same bucket, so
+//! Lock table: each FSM publishes `{active, bucket, seq}`. An FSM may start on
+//! its bucket only when no *older* active command (by sequence number, counted
+//! from the oldest response not yet collected) holds or waits for the same
+//! bucket, so
 //! commands on one bucket run one at a time and in command order: two INSERTs
 //! of one fingerprint in flight together make one entry, as in the model.
 //!
@@ -18,9 +20,9 @@
 //! the FSM with the highest number wins when several ask in one cycle.
 //! Responses are routed back by tag and always accepted.
 //!
-//! `fsm_limit_log2` (sampled at any time; change it only during reset) puts
-//! only the first `2^fsm_limit_log2` FSMs to work (capped at `M`): one build
-//! measures 1, 2, 4, ... FSMs. `bloom_enable` low makes every lookup walk its
+//! `fsm_limit_log2` (change it only during reset) puts only the first
+//! `2^fsm_limit_log2` FSMs to work (capped at `M`): one build measures 1, 2,
+//! 4, ... FSMs. `bloom_enable` low makes every lookup walk its
 //! bucket (to measure what the filters buy); change it only during reset.
 //!
 //! `stat_*` count the responses that have left: commands, Bloom negatives,
@@ -80,8 +82,8 @@ pub struct FpIndex<const M: usize> {
     pub stat_entries_used: Signal<Out, Bits<STAT_BITS>>,
 
     fsms: [LookupFsm; M],
-    dispatch: DFF<Bits<4>>,
-    collect: DFF<Bits<4>>,
+    dispatch_seq: DFF<Bits<6>>,
+    collect_seq: DFF<Bits<6>>,
     clearing: DFF<Bit>,
     clear_bucket: DFF<Bits<MAX_BUCKET_BITS>>,
     commands: DFF<Bits<STAT_BITS>>,
@@ -92,7 +94,9 @@ pub struct FpIndex<const M: usize> {
     entries_used: DFF<Bits<STAT_BITS>>,
 
     fsm_mask: Signal<Local, Bits<4>>,
-    positions: [Signal<Local, Bits<4>>; M],
+    positions: [Signal<Local, Bits<6>>; M],
+    free_any: Signal<Local, Bit>,
+    free_sel: Signal<Local, Bits<MEM_TAG_BITS>>,
     tbl_any: Signal<Local, Bit>,
     tbl_sel: Signal<Local, Bits<MEM_TAG_BITS>>,
     fp_any: Signal<Local, Bit>,
@@ -154,8 +158,8 @@ impl<const M: usize> FpIndex<M> {
             stat_signature_misses: Default::default(),
             stat_entries_used: Default::default(),
             fsms: core::array::from_fn(|_| LookupFsm::default()),
-            dispatch: Default::default(),
-            collect: Default::default(),
+            dispatch_seq: Default::default(),
+            collect_seq: Default::default(),
             clearing: Default::default(),
             clear_bucket: Default::default(),
             commands: Default::default(),
@@ -166,6 +170,8 @@ impl<const M: usize> FpIndex<M> {
             entries_used: Default::default(),
             fsm_mask: Default::default(),
             positions: core::array::from_fn(|_| Default::default()),
+            free_any: Default::default(),
+            free_sel: Default::default(),
             tbl_any: Default::default(),
             tbl_sel: Default::default(),
             fp_any: Default::default(),
@@ -184,7 +190,7 @@ impl<const M: usize> Logic for FpIndex<M> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, dispatch, collect, clearing, clear_bucket, commands, bloom_negatives,
+            self, clock, dispatch_seq, collect_seq, clearing, clear_bucket, commands, bloom_negatives,
             false_positives, rebuilds, signature_misses, entries_used
         );
         self.fsm_mask.next = ((self.one4.val() << self.fsm_limit_log2.val()) - 1) & self.max_mask.val();
@@ -196,13 +202,14 @@ impl<const M: usize> Logic for FpIndex<M> {
         self.stat_entries_used.next = self.entries_used.q.val();
 
         // --- Dispatch, collection and the FSMs' common inputs ----------------
-        self.cmd_ready.next = false;
         self.rsp_valid.next = false;
         self.rsp_tag.next = 0.into();
         self.rsp_status.next = 0.into();
         self.rsp_entry.next = 0.into();
         self.rsp_refcount.next = 0.into();
         self.rsp_flags.next = 0.into();
+        self.free_any.next = false;
+        self.free_sel.next = 0.into();
         for i in 0..M {
             self.fsms[i].clock.next = self.clock.val();
             self.fsms[i].reset.next = self.reset.val();
@@ -212,29 +219,36 @@ impl<const M: usize> Logic for FpIndex<M> {
             self.fsms[i].cmd_fp.next = self.cmd_fp.val();
             self.fsms[i].cmd_entry.next = self.cmd_entry.val();
             self.fsms[i].cmd_tag.next = self.cmd_tag.val();
+            self.fsms[i].cmd_seq.next = self.dispatch_seq.q.val();
             self.fsms[i].tbl_rsp_rdata.next = self.tbl_rsp_rdata.val();
             self.fsms[i].fp_rsp_rdata.next = self.fp_rsp_rdata.val();
             self.fsms[i].tbl_rsp_valid.next = self.tbl_rsp_valid.val() & (self.tbl_rsp_tag.val() == self.ids[i].val());
             self.fsms[i].fp_rsp_valid.next = self.fp_rsp_valid.val() & (self.fp_rsp_tag.val() == self.ids[i].val());
-            if self.dispatch.q.val() == self.ids[i].val() {
-                self.cmd_ready.next = self.fsms[i].idle.val() & !self.clearing.q.val() & !self.reset.val();
+            // Dispatch to an idle FSM among those at work (the highest numbered).
+            if self.fsms[i].idle.val() & ((self.ids[i].val() & !self.fsm_mask.val()) == 0) {
+                self.free_any.next = true;
+                self.free_sel.next = self.ids[i].val();
             }
-            if self.collect.q.val() == self.ids[i].val() {
-                self.rsp_valid.next = self.fsms[i].rsp_valid.val();
+            // Collection: the held response with the oldest sequence number.
+            if self.fsms[i].rsp_valid.val() & (self.fsms[i].held_seq.val() == self.collect_seq.q.val()) {
+                self.rsp_valid.next = true;
                 self.rsp_tag.next = self.fsms[i].rsp_tag.val();
                 self.rsp_status.next = self.fsms[i].rsp_status.val();
                 self.rsp_entry.next = self.fsms[i].rsp_entry.val();
                 self.rsp_refcount.next = self.fsms[i].rsp_refcount.val();
                 self.rsp_flags.next = self.fsms[i].rsp_flags.val();
             }
-            // Age order: position after the oldest command in flight.
-            self.positions[i].next = (self.ids[i].val() - self.collect.q.val()) & self.fsm_mask.val();
+            // Age order: sequence number counted from the oldest not collected.
+            self.positions[i].next = self.fsms[i].seq.val() - self.collect_seq.q.val();
         }
+        self.cmd_ready.next = self.free_any.val() & !self.clearing.q.val() & !self.reset.val();
         for i in 0..M {
             self.fsms[i].start.next =
-                self.cmd_valid.val() & self.cmd_ready.val() & (self.dispatch.q.val() == self.ids[i].val());
-            self.fsms[i].rsp_taken.next =
-                self.rsp_valid.val() & self.rsp_ready.val() & (self.collect.q.val() == self.ids[i].val());
+                self.cmd_valid.val() & self.cmd_ready.val() & (self.free_sel.val() == self.ids[i].val());
+            self.fsms[i].rsp_taken.next = self.rsp_valid.val()
+                & self.rsp_ready.val()
+                & self.fsms[i].rsp_valid.val()
+                & (self.fsms[i].held_seq.val() == self.collect_seq.q.val());
             // The lock table.
             self.fsms[i].blocked.next = false;
             for j in 0..M {
@@ -247,11 +261,11 @@ impl<const M: usize> Logic for FpIndex<M> {
             }
         }
         if self.cmd_valid.val() & self.cmd_ready.val() {
-            self.dispatch.d.next = (self.dispatch.q.val() + 1) & self.fsm_mask.val();
+            self.dispatch_seq.d.next = self.dispatch_seq.q.val() + 1;
         }
         self.taken.next = self.rsp_valid.val() & self.rsp_ready.val();
         if self.taken.val() {
-            self.collect.d.next = (self.collect.q.val() + 1) & self.fsm_mask.val();
+            self.collect_seq.d.next = self.collect_seq.q.val() + 1;
             self.commands.d.next = self.commands.q.val() + 1;
             if self.rsp_flags.val().get_bit(0) {
                 self.bloom_negatives.d.next = self.bloom_negatives.q.val() + 1;
@@ -330,8 +344,8 @@ impl<const M: usize> Logic for FpIndex<M> {
         if self.reset.val() {
             self.clearing.d.next = true;
             self.clear_bucket.d.next = 0.into();
-            self.dispatch.d.next = 0.into();
-            self.collect.d.next = 0.into();
+            self.dispatch_seq.d.next = 0.into();
+            self.collect_seq.d.next = 0.into();
             self.commands.d.next = 0.into();
             self.bloom_negatives.d.next = 0.into();
             self.false_positives.d.next = 0.into();

@@ -8,13 +8,15 @@
 //! one per entry), OR-ing their Bloom bits into a rebuilt filter and marking
 //! the ways whose signature matches. Candidates are confirmed one at a time
 //! with a read of the full fingerprint. Then it writes what changed (the way,
-//! the full fingerprint of a new entry, the metadata) and offers the response.
-//! While it holds the response it is no longer `active`: its bucket is free.
+//! the full fingerprint of a new entry, the metadata) and moves the response
+//! to its held slot, where it waits to be collected, as soon as that slot is
+//! free; it is then idle and can take the next command. Once its writes are
+//! done it is no longer `active`: its bucket is free.
 //!
 //! Ports: the command fields are sampled on `start`. `tbl_req_*`/`fp_req_*`
 //! are requests held until `*_grant`; `tbl_rsp_valid`/`fp_rsp_valid` are this
-//! FSM's responses (already selected by tag), always accepted. `rsp_*` is held
-//! until `rsp_taken`. `active`, `bucket` feed the lock table.
+//! FSM's responses (already selected by tag), always accepted. `rsp_*` is the
+//! held slot, kept until `rsp_taken`. `active`, `bucket` feed the lock table.
 use super::{BLOOM_BITS, CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, REFCOUNT_BITS, SIG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
 use rust_hdl::prelude::*;
 
@@ -36,7 +38,12 @@ pub struct LookupFsm {
     pub cmd_fp: Signal<In, Bits<160>>,
     pub cmd_entry: Signal<In, Bits<ENTRY_BITS>>,
     pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
+    /// Dispatch sequence number of the command (mod 64).
+    pub cmd_seq: Signal<In, Bits<6>>,
     pub idle: Signal<Out, Bit>,
+    /// Sequence number of the current command and of the held response.
+    pub seq: Signal<Out, Bits<6>>,
+    pub held_seq: Signal<Out, Bits<6>>,
 
     pub active: Signal<Out, Bit>,
     pub bucket: Signal<Out, Bits<MAX_BUCKET_BITS>>,
@@ -70,6 +77,8 @@ pub struct LookupFsm {
     op: DFF<Bits<3>>,
     fp: DFF<Bits<160>>,
     tag: DFF<Bits<CMD_TAG_BITS>>,
+    seq_r: DFF<Bits<6>>,
+    held_seq_r: DFF<Bits<6>>,
     bucket_r: DFF<Bits<MAX_BUCKET_BITS>>,
     // One-hot way named by a DEREF_ENTRY command.
     entry_way: DFF<Bits<8>>,
@@ -93,6 +102,13 @@ pub struct LookupFsm {
     status: DFF<Bits<4>>,
     out_refcount: DFF<Bits<REFCOUNT_BITS>>,
     flags: DFF<Bits<4>>,
+    // The response waiting to be collected.
+    held_valid: DFF<Bit>,
+    held_tag: DFF<Bits<CMD_TAG_BITS>>,
+    held_status: DFF<Bits<4>>,
+    held_entry: DFF<Bits<ENTRY_BITS>>,
+    held_refcount: DFF<Bits<REFCOUNT_BITS>>,
+    held_flags: DFF<Bits<4>>,
 
     key_sig: Signal<Local, Bits<SIG_BITS>>,
     key_bits: Signal<Local, Bits<BLOOM_BITS>>,
@@ -131,7 +147,10 @@ impl Default for LookupFsm {
             cmd_fp: Default::default(),
             cmd_entry: Default::default(),
             cmd_tag: Default::default(),
+            cmd_seq: Default::default(),
             idle: Default::default(),
+            seq: Default::default(),
+            held_seq: Default::default(),
             active: Default::default(),
             bucket: Default::default(),
             blocked: Default::default(),
@@ -160,6 +179,8 @@ impl Default for LookupFsm {
             op: Default::default(),
             fp: Default::default(),
             tag: Default::default(),
+            seq_r: Default::default(),
+            held_seq_r: Default::default(),
             bucket_r: Default::default(),
             entry_way: Default::default(),
             bloom: Default::default(),
@@ -181,6 +202,12 @@ impl Default for LookupFsm {
             status: Default::default(),
             out_refcount: Default::default(),
             flags: Default::default(),
+            held_valid: Default::default(),
+            held_tag: Default::default(),
+            held_status: Default::default(),
+            held_entry: Default::default(),
+            held_refcount: Default::default(),
+            held_flags: Default::default(),
             key_sig: Default::default(),
             key_bits: Default::default(),
             rsp_sig: Default::default(),
@@ -211,9 +238,10 @@ impl Logic for LookupFsm {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, op, fp, tag, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
+            self, clock, state, op, fp, tag, seq_r, held_seq_r, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
             candidates, rebuilt, walked, read_sig, target_way, hit_rc, write_way, write_fp, write_meta, way_word,
-            meta_word, status, out_refcount, flags
+            meta_word, status, out_refcount, flags, held_valid, held_tag, held_status, held_entry, held_refcount,
+            held_flags
         );
         for w in 0..8 {
             self.refcounts[w].clock.next = self.clock.val();
@@ -275,6 +303,8 @@ impl Logic for LookupFsm {
         self.idle.next = self.state.q.val() == 0;
         self.active.next = (self.state.q.val() != 0) & (self.state.q.val() != 13);
         self.bucket.next = self.bucket_r.q.val();
+        self.seq.next = self.seq_r.q.val();
+        self.held_seq.next = self.held_seq_r.q.val();
         self.tbl_req_valid.next = false;
         self.tbl_req_write.next = false;
         self.tbl_req_addr.next = 0.into();
@@ -283,15 +313,15 @@ impl Logic for LookupFsm {
         self.fp_req_write.next = false;
         self.fp_req_entry.next = 0.into();
         self.fp_req_wdata.next = self.fp.q.val();
-        self.rsp_valid.next = self.state.q.val() == 13;
-        self.rsp_tag.next = self.tag.q.val();
-        self.rsp_status.next = self.status.q.val();
-        self.rsp_entry.next = 0.into();
-        if self.target_way.q.val() != 0 {
-            self.rsp_entry.next = self.target_entry.val();
+        self.rsp_valid.next = self.held_valid.q.val();
+        self.rsp_tag.next = self.held_tag.q.val();
+        self.rsp_status.next = self.held_status.q.val();
+        self.rsp_entry.next = self.held_entry.q.val();
+        self.rsp_refcount.next = self.held_refcount.q.val();
+        self.rsp_flags.next = self.held_flags.q.val();
+        if self.rsp_taken.val() {
+            self.held_valid.d.next = false;
         }
-        self.rsp_refcount.next = self.out_refcount.q.val();
-        self.rsp_flags.next = self.flags.q.val();
 
         // --- The state machine ---------------------------------------------
         match self.state.q.val().index() {
@@ -300,6 +330,7 @@ impl Logic for LookupFsm {
                     self.op.d.next = self.cmd_op.val();
                     self.fp.d.next = self.cmd_fp.val();
                     self.tag.d.next = self.cmd_tag.val();
+                    self.seq_r.d.next = self.cmd_seq.val();
                     self.flags.d.next = 0.into();
                     self.out_refcount.d.next = 0.into();
                     self.target_way.d.next = 0.into();
@@ -529,7 +560,20 @@ impl Logic for LookupFsm {
                 }
             }
             13 => { // DONE
-                if self.rsp_taken.val() {
+                // The response moves to the held slot as soon as the previous
+                // one has been collected; the FSM is then free for the next
+                // command while its response waits for its turn to leave.
+                if !self.held_valid.q.val() | self.rsp_taken.val() {
+                    self.held_valid.d.next = true;
+                    self.held_tag.d.next = self.tag.q.val();
+                    self.held_seq_r.d.next = self.seq_r.q.val();
+                    self.held_status.d.next = self.status.q.val();
+                    self.held_entry.d.next = 0.into();
+                    if self.target_way.q.val() != 0 {
+                        self.held_entry.d.next = self.target_entry.val();
+                    }
+                    self.held_refcount.d.next = self.out_refcount.q.val();
+                    self.held_flags.d.next = self.flags.q.val();
                     self.state.d.next = 0.into();
                 }
             }
@@ -539,6 +583,7 @@ impl Logic for LookupFsm {
         }
         if self.reset.val() {
             self.state.d.next = 0.into();
+            self.held_valid.d.next = false;
         }
     }
 }

@@ -2,8 +2,10 @@
 //! RAM: `2^WAB` ways of 20 bits and `2^MAB` bucket metadata words of 40 bits.
 //!
 //! Ports: the table-port contract of [`crate::index`]: always ready, one
-//! request per clock; a read's response (with its tag) comes on the next
-//! clock. Table address bit 16 selects the metadata RAM. The RAMs power up
+//! request per clock; a read's response (with its tag) comes two clocks
+//! later: the block RAM's output is registered once more, because its
+//! clock-to-out delay on the iCE40 leaves too little of a 10 ns clock for the
+//! signature compare behind it. Table address bit 16 selects the metadata RAM. The RAMs power up
 //! cleared on an FPGA; the index clears the metadata itself after reset.
 use super::{MEM_TAG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
 use rust_hdl::prelude::*;
@@ -26,6 +28,9 @@ pub struct BlockRamTable<const WAB: usize, const MAB: usize> {
     read_pending: DFF<Bit>,
     read_tag: DFF<Bits<MEM_TAG_BITS>>,
     read_meta: DFF<Bit>,
+    out_valid: DFF<Bit>,
+    out_tag: DFF<Bits<MEM_TAG_BITS>>,
+    out_data: DFF<Bits<TABLE_DATA_BITS>>,
 }
 
 impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
@@ -47,6 +52,9 @@ impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
             read_pending: Default::default(),
             read_tag: Default::default(),
             read_meta: Default::default(),
+            out_valid: Default::default(),
+            out_tag: Default::default(),
+            out_data: Default::default(),
         }
     }
 }
@@ -54,7 +62,7 @@ impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
 impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, read_pending, read_tag, read_meta);
+        dff_setup!(self, clock, read_pending, read_tag, read_meta, out_valid, out_tag, out_data);
         self.ways.read_clock.next = self.clock.val();
         self.ways.write_clock.next = self.clock.val();
         self.meta.read_clock.next = self.clock.val();
@@ -71,12 +79,15 @@ impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
         self.read_pending.d.next = self.req_valid.val() & !self.req_write.val();
         self.read_tag.d.next = self.req_tag.val();
         self.read_meta.d.next = self.req_addr.val().get_bit(16);
-        self.rsp_valid.next = self.read_pending.q.val();
-        self.rsp_tag.next = self.read_tag.q.val();
+        self.out_valid.d.next = self.read_pending.q.val();
+        self.out_tag.d.next = self.read_tag.q.val();
         if self.read_meta.q.val() {
-            self.rsp_rdata.next = self.meta.read_data.val();
+            self.out_data.d.next = self.meta.read_data.val();
         } else {
-            self.rsp_rdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.ways.read_data.val());
+            self.out_data.d.next = bit_cast::<TABLE_DATA_BITS, 20>(self.ways.read_data.val());
         }
+        self.rsp_valid.next = self.out_valid.q.val();
+        self.rsp_tag.next = self.out_tag.q.val();
+        self.rsp_rdata.next = self.out_data.q.val();
     }
 }
