@@ -198,3 +198,38 @@ pub fn index_suite(config: &Config, latency: u64, commands: usize, seed: u64) ->
     runs.push(bench_index(config, "all-new-90", m, false, latency, commands, seed)?);
     Ok(runs)
 }
+
+/// Capacity of a configuration's fingerprint index and what its table costs.
+#[derive(Clone, Debug, Serialize)]
+pub struct IndexCapacity {
+    pub config: String,
+    /// Entries (pages) the index holds.
+    pub entries: usize,
+    /// Buckets of eight entries.
+    pub buckets: usize,
+    /// Where the table lives.
+    pub table: String,
+    /// The index alone (`ditto_<config>_index.v`) after Yosys `synth_ice40`.
+    pub ebrs: u64,
+    pub luts: u64,
+    pub dffs: u64,
+    /// On-chip bits per entry: signature, refcount, and the bucket's Bloom
+    /// filter and occupancy shared by its eight ways.
+    pub on_chip_bits_per_entry: f64,
+}
+
+/// Synthesizes `config`'s index alone with Yosys and reports its capacity.
+pub fn index_capacity(config: &Config) -> Result<IndexCapacity, HostError> {
+    use ditto_hw::index::{BLOOM_BITS, REFCOUNT_BITS, SIG_BITS, WAYS};
+    let stats = ditto_synth::check_synthesizable(&ditto_hw::config::index_verilog(config), "top")?;
+    Ok(IndexCapacity {
+        config: config.name.to_string(),
+        entries: config.index_entries(),
+        buckets: 1 << config.index_bucket_bits,
+        table: if config.index_table_on_chip { "block RAM".into() } else { "external memory port".into() },
+        ebrs: stats.ebrs,
+        luts: stats.luts,
+        dffs: stats.dffs,
+        on_chip_bits_per_entry: (SIG_BITS + REFCOUNT_BITS) as f64 + (BLOOM_BITS + WAYS) as f64 / WAYS as f64,
+    })
+}

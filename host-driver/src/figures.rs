@@ -1,7 +1,7 @@
 //! `ditto figures`: runs the commands behind every figure in the README and
 //! renders them as one Markdown block, which `--update README.md` writes
 //! between the README's figure markers. No figure is typed in by hand.
-use crate::bench::HasherBench;
+use crate::bench::{HasherBench, IndexBench, IndexCapacity};
 use ditto_synth::FlowReport;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -21,7 +21,13 @@ pub enum FiguresError {
 }
 
 /// The Markdown block for the given measurements.
-pub fn render(hashers: &[HasherBench], board: &FlowReport, block: &FlowReport) -> String {
+pub fn render(
+    hashers: &[HasherBench],
+    board: &FlowReport,
+    block: &FlowReport,
+    index: &[IndexBench],
+    capacity: &IndexCapacity,
+) -> String {
     let mut md = String::new();
     writeln!(md, "{BEGIN}").unwrap();
     writeln!(md, "\nSHA-1 hasher, cosimulated from the emitted Verilog (`ditto bench hasher --pages {}`; cycle counts are exact, speed depends on the machine):\n", hashers.first().map_or(0, |h| h.pages)).unwrap();
@@ -40,7 +46,7 @@ pub fn render(hashers: &[HasherBench], board: &FlowReport, block: &FlowReport) -
     writeln!(md, "| what | command | logic cells | LUT4 | flip-flops | carries | EBRs | Fmax | seed |").unwrap();
     writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
     for (what, cmd, r) in [
-        ("board top: hasher + UART + glue", "ditto synth --board alchitry-cu --config cu", board),
+        ("board top: hasher + index + UART + glue", "ditto synth --board alchitry-cu --config cu", board),
         ("hasher alone (for `cu`: one engine)", "ditto synth --config cu --block hasher", block),
     ] {
         writeln!(
@@ -52,8 +58,48 @@ pub fn render(hashers: &[HasherBench], board: &FlowReport, block: &FlowReport) -
         .unwrap();
     }
     writeln!(md, "\nTools: {}; {}.\n", board.yosys_version.trim(), board.nextpnr_version.trim()).unwrap();
+    render_index(&mut md, index, capacity);
     write!(md, "{END}").unwrap();
     md
+}
+
+fn render_index(md: &mut String, runs: &[IndexBench], capacity: &IndexCapacity) {
+    let Some(first) = runs.first() else { return };
+    writeln!(
+        md,
+        "Fingerprint index, `{}` configuration, memory latency {} cycles, {} INSERTs per run, every response checked against the golden model (`ditto bench index --config {} --json`):\n",
+        first.config, first.latency_cycles, first.commands, first.config
+    )
+    .unwrap();
+    writeln!(md, "| workload | FSMs | Bloom filters | table fill before | commands per kcycle | mean cycles per command | answers |").unwrap();
+    writeln!(md, "|---|---|---|---|---|---|---|").unwrap();
+    for r in runs {
+        let answers: Vec<String> = r.statuses.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        writeln!(
+            md,
+            "| `{}` | {} | {} | {:.1}% | {:.2} | {:.0} | {} |",
+            r.workload, r.fsms, if r.bloom { "on" } else { "off" }, 100.0 * r.fill_before,
+            r.commands_per_kcycle, r.mean_latency_cycles, answers.join(", ")
+        )
+        .unwrap();
+    }
+    let find = |w: &str, m: usize, bloom: bool| runs.iter().find(|r| r.workload == w && r.fsms == m && r.bloom == bloom);
+    let max_m = runs.iter().map(|r| r.fsms).max().unwrap_or(1);
+    if let (Some(one), Some(many)) = (find("uniform", 1, true), find("uniform", max_m, true)) {
+        writeln!(md, "\n- Scaling: {} FSMs give {:.2}x the throughput of one.", max_m, many.commands_per_kcycle / one.commands_per_kcycle).unwrap();
+    }
+    if let (Some(worst), Some(best)) = (find("all-new-90", max_m, true), find("duplicates-only", max_m, true)) {
+        writeln!(md, "- Worst case (all new, table {:.0}% full) over best case (duplicates only): {:.2}.", 100.0 * worst.fill_before, worst.commands_per_kcycle / best.commands_per_kcycle).unwrap();
+    }
+    if let (Some(on), Some(off)) = (find("all-new-90", max_m, true), find("all-new-90", max_m, false)) {
+        writeln!(md, "- Bloom filters on the worst case: {:.2}x the throughput without them.", on.commands_per_kcycle / off.commands_per_kcycle).unwrap();
+    }
+    writeln!(
+        md,
+        "\nIndex capacity of `{}` (`ditto bench capacity --config {}`): {} pages in {} buckets of eight, table in {}; the index alone takes {} EBRs, {} LUT4 and {} flip-flops ({:.0} on-chip bits per entry; the full fingerprints are held off chip).\n",
+        capacity.config, capacity.config, capacity.entries, capacity.buckets, capacity.table, capacity.ebrs, capacity.luts, capacity.dffs, capacity.on_chip_bits_per_entry
+    )
+    .unwrap();
 }
 
 /// Replaces the figure block of the Markdown file at `path` with `block`.

@@ -90,6 +90,14 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Fingerprint index capacity: entries, and the block RAM and logic of
+    /// the index alone (Yosys).
+    Capacity {
+        #[arg(long, default_value = "cu")]
+        config: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Fingerprint index throughput: against FSMs (uniform workload, table
     /// half full), and the worst case (all new, table 90% full) with and
     /// without Bloom filters against the best (duplicates only). Every
@@ -207,6 +215,22 @@ fn main() -> Result<()> {
                 }
             }
         }
+        Command::Bench { what: BenchCommand::Capacity { config, json } } => {
+            let mut results = Vec::new();
+            for cfg in configs(&config)? {
+                results.push(bench::index_capacity(&cfg)?);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            } else {
+                for c in &results {
+                    println!(
+                        "{}: {} entries in {} buckets ({}), index alone: {} EBRs, {} LUT4, {} flip-flops; {:.0} on-chip bits per entry",
+                        c.config, c.entries, c.buckets, c.table, c.ebrs, c.luts, c.dffs, c.on_chip_bits_per_entry
+                    );
+                }
+            }
+        }
         Command::Figures { update, out, pages } => {
             let hashers = ditto_hw::CONFIGS
                 .iter()
@@ -215,7 +239,9 @@ fn main() -> Result<()> {
             let cu = ditto_hw::config::CU;
             let board = synth::synth_block("alchitry-cu", &cu, synth::Block::Board, &out.join("board"), synth::DEFAULT_SEEDS)?;
             let block = synth::synth_block("alchitry-cu", &cu, synth::Block::Hasher, &out.join("hasher"), synth::DEFAULT_SEEDS)?;
-            let markdown = ditto_host::figures::render(&hashers, &board, &block);
+            let index_runs = bench::index_suite(&ditto_hw::config::LARGE, 64, 4096, 1)?;
+            let capacity = bench::index_capacity(&cu)?;
+            let markdown = ditto_host::figures::render(&hashers, &board, &block, &index_runs, &capacity);
             match update {
                 Some(path) => {
                     ditto_host::figures::update_file(&path, &markdown)?;

@@ -23,7 +23,7 @@ use rust_hdl::prelude::*;
 // FSM states (rust-hdl emits paths as signal names, so the code uses the
 // numbers): 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY, 5 WALK,
 // 6 VERIFY_REQ, 7 VERIFY_WAIT, 8 HIT, 9 MISS, 10 WRITE_WAY, 11 WRITE_FP,
-// 12 WRITE_META, 13 DONE, 14 HIT_DECIDE.
+// 12 WRITE_META, 13 DONE, 14 HIT_DECIDE, 15 LOCK_SETTLE.
 
 #[derive(LogicBlock)]
 pub struct LookupFsm {
@@ -74,6 +74,9 @@ pub struct LookupFsm {
     pub rsp_taken: Signal<In, Bit>,
 
     state: DFF<Bits<4>>,
+    // The lock table's verdict, registered: it is first read two clocks after
+    // `start`, so it always reflects this command's bucket.
+    blocked_r: DFF<Bit>,
     op: DFF<Bits<3>>,
     fp: DFF<Bits<160>>,
     tag: DFF<Bits<CMD_TAG_BITS>>,
@@ -102,6 +105,14 @@ pub struct LookupFsm {
     status: DFF<Bits<4>>,
     out_refcount: DFF<Bits<REFCOUNT_BITS>>,
     flags: DFF<Bits<4>>,
+    // The key's Bloom bits, registered (the fingerprint is steady from the
+    // clock after `start`, and they are first needed three clocks later).
+    key_bits_r: DFF<Bits<BLOOM_BITS>>,
+    // The bucket's filter covers the key: set with the metadata.
+    bloom_covers: DFF<Bit>,
+    // The lowest candidate, one-hot, registered for the hit decision (the
+    // candidates are steady for a clock before a hit).
+    hit_onehot: DFF<Bits<8>>,
     // The response waiting to be collected.
     held_valid: DFF<Bit>,
     held_tag: DFF<Bits<CMD_TAG_BITS>>,
@@ -176,6 +187,7 @@ impl Default for LookupFsm {
             rsp_flags: Default::default(),
             rsp_taken: Default::default(),
             state: Default::default(),
+            blocked_r: Default::default(),
             op: Default::default(),
             fp: Default::default(),
             tag: Default::default(),
@@ -202,6 +214,9 @@ impl Default for LookupFsm {
             status: Default::default(),
             out_refcount: Default::default(),
             flags: Default::default(),
+            key_bits_r: Default::default(),
+            bloom_covers: Default::default(),
+            hit_onehot: Default::default(),
             held_valid: Default::default(),
             held_tag: Default::default(),
             held_status: Default::default(),
@@ -238,9 +253,9 @@ impl Logic for LookupFsm {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, op, fp, tag, seq_r, held_seq_r, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
+            self, clock, state, blocked_r, op, fp, tag, seq_r, held_seq_r, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
             candidates, rebuilt, walked, read_sig, target_way, hit_rc, write_way, write_fp, write_meta, way_word,
-            meta_word, status, out_refcount, flags, held_valid, held_tag, held_status, held_entry, held_refcount,
+            meta_word, status, out_refcount, flags, key_bits_r, bloom_covers, hit_onehot, held_valid, held_tag, held_status, held_entry, held_refcount,
             held_flags
         );
         for w in 0..8 {
@@ -253,6 +268,8 @@ impl Logic for LookupFsm {
         self.key_bits.next = (self.one32.val() << self.key_sig.val().get_bits::<5>(0))
             | (self.one32.val() << self.key_sig.val().get_bits::<5>(5))
             | (self.one32.val() << (self.key_sig.val().get_bits::<5>(7) ^ self.key_sig.val().get_bits::<5>(0)));
+        self.key_bits_r.d.next = self.key_bits.val();
+        self.blocked_r.d.next = self.blocked.val();
         self.rsp_sig.next = self.tbl_rsp_rdata.val().get_bits::<SIG_BITS>(0);
         self.rsp_bits.next = (self.one32.val() << self.rsp_sig.val().get_bits::<5>(0))
             | (self.one32.val() << self.rsp_sig.val().get_bits::<5>(5))
@@ -261,6 +278,7 @@ impl Logic for LookupFsm {
         self.issue_onehot.next = self.to_issue.q.val() & (!self.to_issue.q.val() + 1);
         self.receive_onehot.next = self.to_receive.q.val() & (!self.to_receive.q.val() + 1);
         self.candidate_onehot.next = self.candidates.q.val() & (!self.candidates.q.val() + 1);
+        self.hit_onehot.d.next = self.candidate_onehot.val();
         // Lowest clear bit of the occupancy: the way a new entry takes.
         self.free_onehot.next = !self.occupied.q.val() & (self.occupied.q.val() + 1);
         self.issue_way.next = 0.into();
@@ -273,6 +291,8 @@ impl Logic for LookupFsm {
             }
             if self.candidate_onehot.val().get_bit(w) {
                 self.candidate_way.next = self.way_numbers[w].val();
+            }
+            if self.hit_onehot.q.val().get_bit(w) {
                 self.hit_refcount.next = self.refcounts[w].q.val();
             }
             if self.target_way.q.val().get_bit(w) {
@@ -289,7 +309,7 @@ impl Logic for LookupFsm {
             self.miss_base.next = self.bloom.q.val();
         }
         if (self.op.q.val() == 0) & (self.occupied.q.val() != 0xff) {
-            self.miss_bloom.next = self.miss_base.val() | self.key_bits.val();
+            self.miss_bloom.next = self.miss_base.val() | self.key_bits_r.q.val();
         } else {
             self.miss_bloom.next = self.miss_base.val();
         }
@@ -344,7 +364,7 @@ impl Logic for LookupFsm {
                     } else {
                         self.bucket_r.d.next = self.cmd_fp.val().get_bits::<MAX_BUCKET_BITS>(0) & self.bucket_mask.val();
                     }
-                    self.state.d.next = 1.into();
+                    self.state.d.next = 15.into();
                     if self.cmd_op.val().get_bit(2)
                         | ((self.cmd_op.val() == 3)
                             & ((self.cmd_entry.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
@@ -354,8 +374,11 @@ impl Logic for LookupFsm {
                     }
                 }
             }
+            15 => { // LOCK_SETTLE
+                self.state.d.next = 1.into();
+            }
             1 => { // LOCK
-                if !self.blocked.val() {
+                if !self.blocked_r.q.val() {
                     self.state.d.next = 2.into();
                 }
             }
@@ -370,6 +393,8 @@ impl Logic for LookupFsm {
                 if self.tbl_rsp_valid.val() {
                     self.bloom.d.next = self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0);
                     self.occupied.d.next = self.tbl_rsp_rdata.val().get_bits::<8>(32);
+                    self.bloom_covers.d.next = (self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0) & self.key_bits_r.q.val())
+                        == self.key_bits_r.q.val();
                     self.state.d.next = 4.into();
                 }
             }
@@ -385,7 +410,7 @@ impl Logic for LookupFsm {
                         self.to_receive.d.next = self.entry_way.q.val();
                         self.state.d.next = 5.into();
                     }
-                } else if self.bloom_enable.val() & ((self.bloom.q.val() & self.key_bits.val()) != self.key_bits.val()) {
+                } else if self.bloom_enable.val() & !self.bloom_covers.q.val() {
                     self.flags.d.next = 1.into();
                     self.state.d.next = 9.into();
                 } else {
@@ -454,7 +479,7 @@ impl Logic for LookupFsm {
                 // The way is the lowest remaining candidate; registered here,
                 // decided on the next clock (the one-hot and its refcount mux
                 // would not fit one clock with the decision at 100 MHz).
-                self.target_way.d.next = self.candidate_onehot.val();
+                self.target_way.d.next = self.hit_onehot.q.val();
                 self.hit_rc.d.next = self.hit_refcount.val();
                 self.state.d.next = 14.into();
             }

@@ -2,10 +2,11 @@
 //! RAM: `2^WAB` ways of 20 bits and `2^MAB` bucket metadata words of 40 bits.
 //!
 //! Ports: the table-port contract of [`crate::index`]: always ready, one
-//! request per clock; a read's response (with its tag) comes two clocks
-//! later: the block RAM's output is registered once more, because its
+//! request per clock; a read's response (with its tag) comes three clocks
+//! later. Requests are registered before the block RAM (the FSMs form them
+//! combinationally), and its output is registered once more (its
 //! clock-to-out delay on the iCE40 leaves too little of a 10 ns clock for the
-//! signature compare behind it. Table address bit 16 selects the metadata RAM. The RAMs power up
+//! signature compare behind it). Table address bit 16 selects the metadata RAM. The RAMs power up
 //! cleared on an FPGA; the index clears the metadata itself after reset.
 use super::{MEM_TAG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
 use rust_hdl::prelude::*;
@@ -25,6 +26,11 @@ pub struct BlockRamTable<const WAB: usize, const MAB: usize> {
 
     ways: RAM<Bits<20>, WAB>,
     meta: RAM<Bits<TABLE_DATA_BITS>, MAB>,
+    req_valid_r: DFF<Bit>,
+    req_write_r: DFF<Bit>,
+    req_addr_r: DFF<Bits<TABLE_ADDR_BITS>>,
+    req_wdata_r: DFF<Bits<TABLE_DATA_BITS>>,
+    req_tag_r: DFF<Bits<MEM_TAG_BITS>>,
     read_pending: DFF<Bit>,
     read_tag: DFF<Bits<MEM_TAG_BITS>>,
     read_meta: DFF<Bit>,
@@ -49,6 +55,11 @@ impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
             rsp_rdata: Default::default(),
             ways: Default::default(),
             meta: Default::default(),
+            req_valid_r: Default::default(),
+            req_write_r: Default::default(),
+            req_addr_r: Default::default(),
+            req_wdata_r: Default::default(),
+            req_tag_r: Default::default(),
             read_pending: Default::default(),
             read_tag: Default::default(),
             read_meta: Default::default(),
@@ -62,23 +73,28 @@ impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
 impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, read_pending, read_tag, read_meta, out_valid, out_tag, out_data);
+        dff_setup!(self, clock, req_valid_r, req_write_r, req_addr_r, req_wdata_r, req_tag_r, read_pending, read_tag, read_meta, out_valid, out_tag, out_data);
         self.ways.read_clock.next = self.clock.val();
         self.ways.write_clock.next = self.clock.val();
         self.meta.read_clock.next = self.clock.val();
         self.meta.write_clock.next = self.clock.val();
-        self.ways.read_address.next = self.req_addr.val().get_bits::<WAB>(0);
-        self.ways.write_address.next = self.req_addr.val().get_bits::<WAB>(0);
-        self.ways.write_data.next = self.req_wdata.val().get_bits::<20>(0);
-        self.meta.read_address.next = self.req_addr.val().get_bits::<MAB>(0);
-        self.meta.write_address.next = self.req_addr.val().get_bits::<MAB>(0);
-        self.meta.write_data.next = self.req_wdata.val();
-        self.ways.write_enable.next = self.req_valid.val() & self.req_write.val() & !self.req_addr.val().get_bit(16);
-        self.meta.write_enable.next = self.req_valid.val() & self.req_write.val() & self.req_addr.val().get_bit(16);
+        self.req_valid_r.d.next = self.req_valid.val();
+        self.req_write_r.d.next = self.req_write.val();
+        self.req_addr_r.d.next = self.req_addr.val();
+        self.req_wdata_r.d.next = self.req_wdata.val();
+        self.req_tag_r.d.next = self.req_tag.val();
+        self.ways.read_address.next = self.req_addr_r.q.val().get_bits::<WAB>(0);
+        self.ways.write_address.next = self.req_addr_r.q.val().get_bits::<WAB>(0);
+        self.ways.write_data.next = self.req_wdata_r.q.val().get_bits::<20>(0);
+        self.meta.read_address.next = self.req_addr_r.q.val().get_bits::<MAB>(0);
+        self.meta.write_address.next = self.req_addr_r.q.val().get_bits::<MAB>(0);
+        self.meta.write_data.next = self.req_wdata_r.q.val();
+        self.ways.write_enable.next = self.req_valid_r.q.val() & self.req_write_r.q.val() & !self.req_addr_r.q.val().get_bit(16);
+        self.meta.write_enable.next = self.req_valid_r.q.val() & self.req_write_r.q.val() & self.req_addr_r.q.val().get_bit(16);
         self.req_ready.next = true;
-        self.read_pending.d.next = self.req_valid.val() & !self.req_write.val();
-        self.read_tag.d.next = self.req_tag.val();
-        self.read_meta.d.next = self.req_addr.val().get_bit(16);
+        self.read_pending.d.next = self.req_valid_r.q.val() & !self.req_write_r.q.val();
+        self.read_tag.d.next = self.req_tag_r.q.val();
+        self.read_meta.d.next = self.req_addr_r.q.val().get_bit(16);
         self.out_valid.d.next = self.read_pending.q.val();
         self.out_tag.d.next = self.read_tag.q.val();
         if self.read_meta.q.val() {
