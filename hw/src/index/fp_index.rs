@@ -319,10 +319,9 @@ impl<const M: usize> Logic for FpIndex<M> {
         self.fp_req_valid.next = self.fp_any.val();
         self.fp_req_tag.next = self.fp_sel.val();
         for i in 0..M {
-            self.fsms[i].tbl_grant.next = self.tbl_req_ready.val()
-                & (self.tbl_sel.val() == self.ids[i].val())
-                & self.fsms[i].tbl_req_valid.val()
-                & !self.clearing.q.val();
+            // (No FSM has a command while the metadata is being cleared.)
+            self.fsms[i].tbl_grant.next =
+                self.tbl_req_ready.val() & (self.tbl_sel.val() == self.ids[i].val()) & self.fsms[i].tbl_req_valid.val();
             self.fsms[i].fp_grant.next =
                 self.fp_req_ready.val() & (self.fp_sel.val() == self.ids[i].val()) & self.fsms[i].fp_req_valid.val();
         }
@@ -353,5 +352,23 @@ impl<const M: usize> Logic for FpIndex<M> {
             self.signature_misses.d.next = 0.into();
             self.entries_used.d.next = 0.into();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{index_verilog, CU, LARGE};
+
+    #[test]
+    fn cu_index_is_synthesizable_with_its_table_in_block_ram() {
+        let stats = ditto_synth::check_synthesizable(&index_verilog(&CU), "top").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.ebrs, 25, "{stats:?}");
+    }
+
+    #[test]
+    fn large_index_is_synthesizable() {
+        let stats = ditto_synth::check_synthesizable(&index_verilog(&LARGE), "top").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.ebrs, 0, "the table is behind the memory port: {stats:?}");
+        assert!(stats.dffs > 8 * 400, "eight FSMs survive synthesis: {stats:?}");
     }
 }

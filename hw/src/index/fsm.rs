@@ -81,6 +81,7 @@ pub struct LookupFsm {
     fp: DFF<Bits<160>>,
     tag: DFF<Bits<CMD_TAG_BITS>>,
     seq_r: DFF<Bits<6>>,
+    entry_r: DFF<Bits<ENTRY_BITS>>,
     held_seq_r: DFF<Bits<6>>,
     bucket_r: DFF<Bits<MAX_BUCKET_BITS>>,
     // One-hot way named by a DEREF_ENTRY command.
@@ -113,6 +114,16 @@ pub struct LookupFsm {
     // The lowest candidate, one-hot, registered for the hit decision (the
     // candidates are steady for a clock before a hit).
     hit_onehot: DFF<Bits<8>>,
+    // Ways still to request (to_issue is not empty).
+    issue_more: DFF<Bit>,
+    // The rebuilt filter would clear stale bits (with or without the key),
+    // registered from the walk's result for the MISS decision.
+    stale_with_key: DFF<Bit>,
+    stale_without_key: DFF<Bit>,
+    // A full-fingerprint response and whether it matched, registered (the
+    // 160-bit compare takes most of a clock).
+    fp_seen: DFF<Bit>,
+    fp_equal: DFF<Bit>,
     // The response waiting to be collected.
     held_valid: DFF<Bit>,
     held_tag: DFF<Bits<CMD_TAG_BITS>>,
@@ -192,6 +203,7 @@ impl Default for LookupFsm {
             fp: Default::default(),
             tag: Default::default(),
             seq_r: Default::default(),
+            entry_r: Default::default(),
             held_seq_r: Default::default(),
             bucket_r: Default::default(),
             entry_way: Default::default(),
@@ -217,6 +229,11 @@ impl Default for LookupFsm {
             key_bits_r: Default::default(),
             bloom_covers: Default::default(),
             hit_onehot: Default::default(),
+            issue_more: Default::default(),
+            stale_with_key: Default::default(),
+            stale_without_key: Default::default(),
+            fp_seen: Default::default(),
+            fp_equal: Default::default(),
             held_valid: Default::default(),
             held_tag: Default::default(),
             held_status: Default::default(),
@@ -253,9 +270,9 @@ impl Logic for LookupFsm {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, blocked_r, op, fp, tag, seq_r, held_seq_r, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
+            self, clock, state, blocked_r, op, fp, tag, seq_r, entry_r, held_seq_r, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
             candidates, rebuilt, walked, read_sig, target_way, hit_rc, write_way, write_fp, write_meta, way_word,
-            meta_word, status, out_refcount, flags, key_bits_r, bloom_covers, hit_onehot, held_valid, held_tag, held_status, held_entry, held_refcount,
+            meta_word, status, out_refcount, flags, key_bits_r, bloom_covers, hit_onehot, issue_more, stale_with_key, stale_without_key, fp_seen, fp_equal, held_valid, held_tag, held_status, held_entry, held_refcount,
             held_flags
         );
         for w in 0..8 {
@@ -270,6 +287,10 @@ impl Logic for LookupFsm {
             | (self.one32.val() << (self.key_sig.val().get_bits::<5>(7) ^ self.key_sig.val().get_bits::<5>(0)));
         self.key_bits_r.d.next = self.key_bits.val();
         self.blocked_r.d.next = self.blocked.val();
+        self.fp_seen.d.next = self.fp_rsp_valid.val();
+        self.stale_with_key.d.next = (self.bloom.q.val() & !(self.rebuilt.q.val() | self.key_bits_r.q.val())) != 0;
+        self.stale_without_key.d.next = (self.bloom.q.val() & !self.rebuilt.q.val()) != 0;
+        self.fp_equal.d.next = self.fp_rsp_rdata.val() == self.fp.q.val();
         self.rsp_sig.next = self.tbl_rsp_rdata.val().get_bits::<SIG_BITS>(0);
         self.rsp_bits.next = (self.one32.val() << self.rsp_sig.val().get_bits::<5>(0))
             | (self.one32.val() << self.rsp_sig.val().get_bits::<5>(5))
@@ -346,36 +367,40 @@ impl Logic for LookupFsm {
         // --- The state machine ---------------------------------------------
         match self.state.q.val().index() {
             0 => { // IDLE
+                // Only the command is captured here (the start strobe comes
+                // through the dispatcher late in the clock); everything else
+                // is prepared in LOCK_SETTLE.
                 if self.start.val() {
                     self.op.d.next = self.cmd_op.val();
                     self.fp.d.next = self.cmd_fp.val();
                     self.tag.d.next = self.cmd_tag.val();
                     self.seq_r.d.next = self.cmd_seq.val();
-                    self.flags.d.next = 0.into();
-                    self.out_refcount.d.next = 0.into();
-                    self.target_way.d.next = 0.into();
-                    self.walked.d.next = false;
-                    self.write_way.d.next = false;
-                    self.write_fp.d.next = false;
-                    self.write_meta.d.next = false;
-                    self.entry_way.d.next = self.one8.val() << self.cmd_entry.val().get_bits::<3>(0);
+                    self.entry_r.d.next = self.cmd_entry.val();
                     if self.cmd_op.val() == 3 {
                         self.bucket_r.d.next = self.cmd_entry.val().get_bits::<MAX_BUCKET_BITS>(3);
                     } else {
                         self.bucket_r.d.next = self.cmd_fp.val().get_bits::<MAX_BUCKET_BITS>(0) & self.bucket_mask.val();
                     }
                     self.state.d.next = 15.into();
-                    if self.cmd_op.val().get_bit(2)
-                        | ((self.cmd_op.val() == 3)
-                            & ((self.cmd_entry.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
-                    {
-                        self.status.d.next = 11.into();
-                        self.state.d.next = 13.into();
-                    }
                 }
             }
             15 => { // LOCK_SETTLE
+                self.flags.d.next = 0.into();
+                self.out_refcount.d.next = 0.into();
+                self.target_way.d.next = 0.into();
+                self.walked.d.next = false;
+                self.write_way.d.next = false;
+                self.write_fp.d.next = false;
+                self.write_meta.d.next = false;
+                self.entry_way.d.next = self.one8.val() << self.entry_r.q.val().get_bits::<3>(0);
                 self.state.d.next = 1.into();
+                if self.op.q.val().get_bit(2)
+                    | ((self.op.q.val() == 3)
+                        & ((self.entry_r.q.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
+                {
+                    self.status.d.next = 11.into();
+                    self.state.d.next = 13.into();
+                }
             }
             1 => { // LOCK
                 if !self.blocked_r.q.val() {
@@ -407,6 +432,7 @@ impl Logic for LookupFsm {
                         self.state.d.next = 13.into();
                     } else {
                         self.to_issue.d.next = self.entry_way.q.val();
+                        self.issue_more.d.next = true;
                         self.to_receive.d.next = self.entry_way.q.val();
                         self.state.d.next = 5.into();
                     }
@@ -416,18 +442,20 @@ impl Logic for LookupFsm {
                 } else {
                     self.walked.d.next = true;
                     self.to_issue.d.next = self.occupied.q.val();
+                    self.issue_more.d.next = self.occupied.q.val() != 0;
                     self.to_receive.d.next = self.occupied.q.val();
                     self.state.d.next = 5.into();
                 }
             }
             5 => { // WALK
-                if self.to_issue.q.val() != 0 {
+                if self.issue_more.q.val() {
                     self.tbl_req_valid.next = true;
                     self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
                         self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.issue_way.val()),
                     );
                     if self.tbl_grant.val() {
                         self.to_issue.d.next = self.to_issue.q.val() & !self.issue_onehot.val();
+                        self.issue_more.d.next = (self.to_issue.q.val() & !self.issue_onehot.val()) != 0;
                     }
                 }
                 if self.tbl_rsp_valid.val() {
@@ -443,7 +471,7 @@ impl Logic for LookupFsm {
                         }
                     }
                 }
-                if (self.to_issue.q.val() == 0) & (self.to_receive.q.val() == 0) {
+                if !self.issue_more.q.val() & (self.to_receive.q.val() == 0) {
                     if self.candidates.q.val() == 0 {
                         self.state.d.next = 9.into();
                     } else if self.op.q.val() == 3 {
@@ -461,8 +489,8 @@ impl Logic for LookupFsm {
                 }
             }
             7 => { // VERIFY_WAIT
-                if self.fp_rsp_valid.val() {
-                    if self.fp_rsp_rdata.val() == self.fp.q.val() {
+                if self.fp_seen.q.val() {
+                    if self.fp_equal.q.val() {
                         self.state.d.next = 8.into();
                     } else {
                         self.flags.d.next = self.flags.q.val() | 8;
@@ -516,8 +544,14 @@ impl Logic for LookupFsm {
             }
             9 => { // MISS
                 if self.walked.q.val() & self.bloom_enable.val() {
+                    // (The rebuilt filter is the walked bits, plus the key
+                    // when a way is allocated.)
                     self.flags.d.next = self.flags.q.val() | 2;
-                    if (self.bloom.q.val() & !self.miss_bloom.val()) != 0 {
+                    if (self.op.q.val() == 0) & (self.occupied.q.val() != 0xff) {
+                        if self.stale_with_key.q.val() {
+                            self.flags.d.next = self.flags.q.val() | 6;
+                        }
+                    } else if self.stale_without_key.q.val() {
                         self.flags.d.next = self.flags.q.val() | 6;
                     }
                     // The rebuilt filter is written back.
@@ -609,6 +643,18 @@ impl Logic for LookupFsm {
         if self.reset.val() {
             self.state.d.next = 0.into();
             self.held_valid.d.next = false;
+            self.issue_more.d.next = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lookup_fsm_is_synthesizable() {
+        let verilog = crate::verilog::top_verilog(super::LookupFsm::default());
+        let stats = ditto_synth::check_synthesizable(&verilog, "top").unwrap_or_else(|e| panic!("{e}"));
+        // The command's fingerprint alone is 160 flip-flops.
+        assert!(stats.dffs > 400 && stats.luts > 300, "{stats:?}");
     }
 }

@@ -107,3 +107,14 @@ impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
         self.rsp_rdata.next = self.out_data.q.val();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn block_ram_table_maps_to_block_ram() {
+        let verilog = crate::verilog::top_verilog(super::BlockRamTable::<12, 9>::default());
+        let stats = ditto_synth::check_synthesizable(&verilog, "top").unwrap_or_else(|e| panic!("{e}"));
+        // 4,096 x 20 bits of ways (20 EBRs) and 512 x 40 bits of metadata (5).
+        assert_eq!(stats.ebrs, 25, "{stats:?}");
+    }
+}
