@@ -115,3 +115,51 @@ fn hash_with_waveform_records_the_run_into_a_vcd() {
     assert!(text.contains("\n#800000\n"), "the whole run is recorded");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn large_has_no_board_top_and_says_so() {
+    let dir = temp_dir("verilog-large");
+    let out = ditto(&["verilog", "--config", "large", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.join("ditto_large_hasher.v").exists() && dir.join("ditto_large_index.v").exists());
+    assert!(!dir.join("ditto_large.v").exists(), "the large index table is external: no board top");
+    let index = std::fs::read_to_string(dir.join("ditto_large_index.v")).unwrap();
+    assert!(index.contains("tbl_req_addr") && index.contains("fp_req_entry"), "both memory ports are at the top");
+    let out = ditto(&["synth", "--board", "alchitry-cu", "--config", "large", "--out", dir.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no board top"), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bench_index_meets_the_floors_and_prints_every_field() {
+    let out = ditto(&["bench", "index", "--config", "large", "--commands", "1024", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    for r in &runs {
+        for key in ["latency_cycles", "fsms", "workload", "bloom", "commands", "cycles", "commands_per_kcycle"] {
+            assert!(r.get(key).is_some(), "{key} missing from {r}");
+        }
+        assert_eq!(r["latency_cycles"], 64);
+    }
+    let rate = |w: &str, m: u64, bloom: bool| {
+        runs.iter()
+            .find(|r| r["workload"] == w && r["fsms"] == m && r["bloom"] == bloom)
+            .unwrap_or_else(|| panic!("no run {w} {m} {bloom}"))["commands_per_kcycle"]
+            .as_f64()
+            .unwrap()
+    };
+    // Cycle counts are exact, so these floors are deterministic.
+    assert!(rate("uniform", 8, true) >= 6.0 * rate("uniform", 1, true), "eight FSMs at least 6x one: {runs:?}");
+    assert!(rate("all-new-90", 8, true) >= 0.95 * rate("duplicates-only", 8, true), "worst case within 0.95 of the best");
+    let worst = runs.iter().find(|r| r["workload"] == "all-new-90").unwrap();
+    assert!(worst["fill_before"].as_f64().unwrap() >= 0.9, "the table is at least 90% full: {worst}");
+    assert!(rate("all-new-90", 8, true) > rate("all-new-90", 8, false), "Bloom filters pay on the worst case");
+}
+
+#[test]
+fn bench_index_rejects_bad_arguments() {
+    let out = ditto(&["bench", "index", "--config", "nope"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown configuration"));
+}
