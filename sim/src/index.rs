@@ -498,9 +498,9 @@ pub mod workload {
     }
 
     /// A mix over a pool of fingerprints: `weights` of INSERT, LOOKUP,
-    /// DEREF_FP, DEREF_ENTRY (any entry number, some beyond the table) and
-    /// malformed opcodes.
-    pub fn mix(rng: &mut ChaCha8Rng, n: usize, pool: &[Fingerprint], capacity: usize, weights: [u32; 5]) -> Vec<Command> {
+    /// DEREF_FP, DEREF_ENTRY (any entry number, some beyond the table),
+    /// malformed opcodes and PUT.
+    pub fn mix(rng: &mut ChaCha8Rng, n: usize, pool: &[Fingerprint], capacity: usize, weights: [u32; 6]) -> Vec<Command> {
         let total: u32 = weights.iter().sum();
         let commands = (0..n)
             .map(|_| {
@@ -515,7 +515,8 @@ pub mod workload {
                     1 => Command::with_fp(Op::Lookup, pick(rng, pool), 0),
                     2 => Command::with_fp(Op::DerefFp, pick(rng, pool), 0),
                     3 => Command::deref_entry(rng.gen_range(0..(capacity + capacity / 16).min(1 << 16)) as u16, 0),
-                    _ => Command { op: rng.gen_range(4..8), fp: random_fp(rng), entry: rng.gen(), tag: 0 },
+                    4 => Command { op: rng.gen_range(5..8), fp: random_fp(rng), entry: rng.gen(), tag: 0 },
+                    _ => Command::with_fp(Op::Put, pick(rng, pool), 0),
                 }
             })
             .collect();
@@ -526,7 +527,7 @@ pub mod workload {
     /// everywhere, with lookups, dereferences and some malformed commands.
     pub fn duplicate_rich(rng: &mut ChaCha8Rng, n: usize, capacity: usize) -> Vec<Command> {
         let pool: Vec<_> = (0..capacity / 4).map(|_| random_fp(rng)).collect();
-        mix(rng, n, &pool, capacity, [60, 15, 15, 8, 2])
+        mix(rng, n, &pool, capacity, [50, 15, 15, 8, 2, 10])
     }
 
     /// INSERTs of new fingerprints only.
@@ -537,7 +538,7 @@ pub mod workload {
     /// As many DEREFs as INSERTs over a pool half the table's size.
     pub fn deref_churn(rng: &mut ChaCha8Rng, n: usize, capacity: usize) -> Vec<Command> {
         let pool: Vec<_> = (0..capacity / 2).map(|_| random_fp(rng)).collect();
-        mix(rng, n, &pool, capacity, [45, 5, 40, 10, 0])
+        mix(rng, n, &pool, capacity, [40, 5, 40, 10, 0, 5])
     }
 
     /// Three hot buckets, fingerprints sharing few signatures (so signature
@@ -550,7 +551,7 @@ pub mod workload {
             .map(|i| fp_with(rng, buckets[i % 3], sigs[(i / 3) % sigs.len()], bucket_bits))
             .collect();
         let capacity = ditto_hw::index::WAYS << bucket_bits;
-        mix(rng, n, &pool, capacity, [50, 20, 30, 0, 0])
+        mix(rng, n, &pool, capacity, [40, 20, 30, 0, 0, 10])
     }
 
     /// Bursts of two to eight commands on one fingerprint back to back,

@@ -222,3 +222,20 @@ fn reset_empties_the_index() {
         assert_eq!(sim.stats().commands, 1, "statistics restart at reset");
     });
 }
+
+#[test]
+fn put_allocates_a_new_fingerprint_once_and_leaves_counts_alone() {
+    for config in [CU, LARGE] {
+        with_index(&config, &format!("index_put_{}", config.name), 9, |sim, golden| {
+            let fp = workload::random_fp(&mut rng(10));
+            let put = Command::with_fp(Op::Put, fp, 0);
+            let rsp = exec(sim, golden, &[put, put, insert(fp), put, deref(fp), deref(fp), put]);
+            assert_eq!((rsp[0].status, rsp[0].refcount), (Status::New, 1));
+            assert_eq!((rsp[1].status, rsp[1].entry, rsp[1].refcount), (Status::Found, rsp[0].entry, 1));
+            assert_eq!((rsp[2].status, rsp[2].refcount), (Status::Duplicate, 2));
+            assert_eq!((rsp[3].status, rsp[3].refcount), (Status::Found, 2), "PUT never counts");
+            assert_eq!((rsp[4].status, rsp[5].status), (Status::Kept, Status::Freed));
+            assert_eq!(rsp[6].status, Status::New);
+        });
+    }
+}

@@ -149,6 +149,8 @@ pub struct LookupFsm {
     miss_bloom: Signal<Local, Bits<BLOOM_BITS>>,
     write_sig: Signal<Local, Bits<SIG_BITS>>,
     entry_bucket: Signal<Local, Bits<ENTRY_BITS>>,
+    // INSERT or PUT: a miss allocates an entry.
+    allocates: Signal<Local, Bit>,
 
     one32: Constant<Bits<BLOOM_BITS>>,
     one8: Constant<Bits<8>>,
@@ -257,6 +259,7 @@ impl Default for LookupFsm {
             miss_bloom: Default::default(),
             write_sig: Default::default(),
             entry_bucket: Default::default(),
+            allocates: Default::default(),
             one32: Constant::new(bits(1)),
             one8: Constant::new(bits(1)),
             way_numbers: core::array::from_fn(|w| Constant::new(bits(w as u64))),
@@ -322,6 +325,7 @@ impl Logic for LookupFsm {
         }
         self.entry_bucket.next = bit_cast::<ENTRY_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val()) << 3;
         self.target_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.target_way_no.val());
+        self.allocates.next = (self.op.q.val() == 0) | (self.op.q.val() == 4);
         // After a walk the filter is rebuilt from the ways read; without Bloom
         // filters (or without a walk) it is kept.
         if self.walked.q.val() & self.bloom_enable.val() {
@@ -329,7 +333,7 @@ impl Logic for LookupFsm {
         } else {
             self.miss_base.next = self.bloom.q.val();
         }
-        if (self.op.q.val() == 0) & (self.occupied.q.val() != 0xff) {
+        if self.allocates.val() & (self.occupied.q.val() != 0xff) {
             self.miss_bloom.next = self.miss_base.val() | self.key_bits_r.q.val();
         } else {
             self.miss_bloom.next = self.miss_base.val();
@@ -394,7 +398,7 @@ impl Logic for LookupFsm {
                 self.write_meta.d.next = false;
                 self.entry_way.d.next = self.one8.val() << self.entry_r.q.val().get_bits::<3>(0);
                 self.state.d.next = 1.into();
-                if self.op.q.val().get_bit(2)
+                if (self.op.q.val() > 4)
                     | ((self.op.q.val() == 3)
                         & ((self.entry_r.q.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
                 {
@@ -525,7 +529,7 @@ impl Logic for LookupFsm {
                         self.out_refcount.d.next = self.hit_rc.q.val() + 1;
                         self.write_way.d.next = true;
                     }
-                } else if self.op.q.val() == 1 {
+                } else if (self.op.q.val() == 1) | (self.op.q.val() == 4) {
                     self.status.d.next = 2.into();
                     self.state.d.next = 13.into();
                 } else if self.hit_rc.q.val() == 1 {
@@ -547,7 +551,7 @@ impl Logic for LookupFsm {
                     // (The rebuilt filter is the walked bits, plus the key
                     // when a way is allocated.)
                     self.flags.d.next = self.flags.q.val() | 2;
-                    if (self.op.q.val() == 0) & (self.occupied.q.val() != 0xff) {
+                    if self.allocates.val() & (self.occupied.q.val() != 0xff) {
                         if self.stale_with_key.q.val() {
                             self.flags.d.next = self.flags.q.val() | 6;
                         }
@@ -560,7 +564,7 @@ impl Logic for LookupFsm {
                 self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val()) << 32)
                     | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
                 self.state.d.next = 10.into();
-                if self.op.q.val() == 0 {
+                if self.allocates.val() {
                     if self.occupied.q.val() == 0xff {
                         self.status.d.next = 8.into();
                     } else {

@@ -71,17 +71,20 @@ pub enum Op {
     DerefFp = 2,
     /// Drop one reference of entry `cmd_entry`.
     DerefEntry = 3,
+    /// Present: report it, changing nothing (`Found`). Absent: allocate an
+    /// entry (`New`). For users that keep their own reference counts.
+    Put = 4,
 }
 
 /// Response status codes (`rsp_status`, 4 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Status {
-    /// `INSERT`: the fingerprint was absent; `entry` was allocated, refcount 1.
+    /// `INSERT` or `PUT`: the fingerprint was absent; `entry` was allocated, refcount 1.
     New = 0,
     /// `INSERT`: the fingerprint was present at `entry`; `refcount` is the new count.
     Duplicate = 1,
-    /// `LOOKUP`: present at `entry` with `refcount`.
+    /// `LOOKUP` or `PUT`: present at `entry` with `refcount`.
     Found = 2,
     /// `LOOKUP`: absent.
     Absent = 3,
@@ -89,8 +92,8 @@ pub enum Status {
     Kept = 4,
     /// `DEREF`: the last reference dropped; `entry` is free again.
     Freed = 5,
-    /// `INSERT` of a new fingerprint whose bucket is full (the index is full
-    /// for it): nothing changed.
+    /// `INSERT` or `PUT` of a new fingerprint whose bucket is full (the index
+    /// is full for it): nothing changed.
     ErrFull = 8,
     /// `DEREF` of a fingerprint that is absent or an entry that is free.
     ErrUnknown = 9,

@@ -148,6 +148,7 @@ impl IndexModel {
             1 => Op::Lookup,
             2 => Op::DerefFp,
             3 => Op::DerefEntry,
+            4 => Op::Put,
             _ => return rsp,
         };
         if op == Op::DerefEntry {
@@ -203,7 +204,7 @@ impl IndexModel {
                         rsp.refcount = (rc + 1) as u8;
                         rsp
                     }
-                    Op::Lookup => {
+                    Op::Lookup | Op::Put => {
                         rsp.status = Status::Found;
                         rsp.refcount = rc as u8;
                         rsp
@@ -218,7 +219,8 @@ impl IndexModel {
         let false_positive = walk && self.bloom_enabled;
         let base = if false_positive { rebuilt } else { old_bloom };
         let full = occupied == 0xff;
-        let allocate = op == Op::Insert && !full;
+        let inserts = op == Op::Insert || op == Op::Put;
+        let allocate = inserts && !full;
         let new_bloom = if allocate { base | key_bits } else { base };
         if false_positive {
             rsp.flags |= flag::FALSE_POSITIVE;
@@ -229,8 +231,8 @@ impl IndexModel {
         let b = &mut self.buckets[bucket];
         b.bloom = new_bloom;
         rsp.status = match op {
-            Op::Insert if full => Status::ErrFull,
-            Op::Insert => {
+            Op::Insert | Op::Put if full => Status::ErrFull,
+            Op::Insert | Op::Put => {
                 let w = (!occupied).trailing_zeros() as usize;
                 b.occupied |= 1 << w;
                 b.ways[w] = Way { refcount: 1, fp: cmd.fp };
@@ -286,6 +288,16 @@ mod tests {
         assert_eq!((r.status, r.entry), (Status::Freed, 24));
         assert_eq!(m.execute(&Command::deref_entry(24, 5)).status, Status::ErrUnknown);
         assert_eq!(m.stats().entries_used, 0);
+    }
+
+    #[test]
+    fn put_allocates_once_and_never_counts() {
+        let mut m = IndexModel::new(4, true);
+        let a = fp(2, 0x321, 9);
+        assert_eq!(m.execute(&Command::with_fp(Op::Put, a, 0)).status, Status::New);
+        let r = m.execute(&Command::with_fp(Op::Put, a, 0));
+        assert_eq!((r.status, r.entry, r.refcount), (Status::Found, 16, 1));
+        assert_eq!(m.execute(&Command::deref_entry(16, 0)).status, Status::Freed);
     }
 
     #[test]
