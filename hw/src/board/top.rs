@@ -78,8 +78,14 @@ pub struct BoardTop<
     in_flight: DFF<Bit>,
     framing_seen: DFF<Bit>,
     protocol_error: DFF<Bit>,
+    tx_data: DFF<Bits<8>>,
+    tx_fresh: DFF<Bit>,
+    word_taken: DFF<Bit>,
+    overrun_check: DFF<Bit>,
     tx_last: Signal<Local, Bits<5>>,
     tx_done: Signal<Local, Bit>,
+    tx_accept: Signal<Local, Bit>,
+    tx_byte: Signal<Local, Bits<8>>,
 }
 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize, const WAB: usize, const MAB: usize>
@@ -123,8 +129,14 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             in_flight: Default::default(),
             framing_seen: Default::default(),
             protocol_error: Default::default(),
+            tx_data: Default::default(),
+            tx_fresh: Default::default(),
+            word_taken: Default::default(),
+            overrun_check: Default::default(),
             tx_last: Default::default(),
             tx_done: Default::default(),
+            tx_accept: Default::default(),
+            tx_byte: Default::default(),
         }
     }
 }
@@ -137,7 +149,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         dff_setup!(
             self, clock, rst_sync0, rst_sync1, por_count, reset, rx_mode, rx_count, word, assembly, byte_count,
             word_pending, fp_shift, fp_read_pending, fp_read_tag, fp_answer, page_tag, tx_type, tx_index,
-            heartbeat, results_sent, in_flight, framing_seen, protocol_error
+            heartbeat, results_sent, in_flight, framing_seen, protocol_error, tx_data, tx_fresh, word_taken, overrun_check
         );
         clock!(self, clock, hasher, index, uart_rx, uart_tx);
         // Reset: power-on (flip-flops start at zero) or the button, synchronized.
@@ -161,6 +173,11 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             self.word_pending.d.next = false;
         }
         self.fp_answer.d.next = false;
+        self.word_taken.d.next = self.word_pending.q.val() & self.hasher.word_ready.val();
+        self.overrun_check.d.next = false;
+        if self.overrun_check.q.val() & !self.word_taken.q.val() {
+            self.protocol_error.d.next = true;
+        }
         if self.uart_rx.valid.val() {
             self.rx_count.d.next = self.rx_count.q.val() + 1;
             if self.rx_mode.q.val() == 0 {
@@ -180,9 +197,10 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
                     self.word.d.next = (bit_cast::<32, 24>(self.assembly.q.val()) << 8)
                         | bit_cast::<32, 8>(self.uart_rx.data.val());
                     self.word_pending.d.next = true;
-                    if self.word_pending.q.val() & !self.hasher.word_ready.val() {
-                        self.protocol_error.d.next = true;
-                    }
+                    // Overrun: checked on the next clock, against whether the
+                    // waiting word was taken on this one (registered, to keep
+                    // the hasher's handshake off this path).
+                    self.overrun_check.d.next = self.word_pending.q.val();
                 }
                 if self.rx_count.q.val().all() {
                     self.rx_mode.d.next = 0.into();
@@ -230,8 +248,10 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         } else {
             self.tx_last.next = 22.into();
         }
-        self.uart_tx.valid.next = self.tx_type.q.val() != 0;
-        self.tx_done.next = (self.tx_type.q.val() != 0) & self.uart_tx.ready.val() & (self.tx_index.q.val() == self.tx_last.val());
+        self.uart_tx.valid.next = (self.tx_type.q.val() != 0) & self.tx_fresh.q.val();
+        self.tx_accept.next = self.uart_tx.valid.val() & self.uart_tx.ready.val();
+        self.tx_done.next = self.tx_accept.val() & (self.tx_index.q.val() == self.tx_last.val());
+        self.tx_fresh.d.next = self.tx_type.q.val() != 0;
         if self.tx_type.q.val() == 0 {
             self.tx_index.d.next = 0.into();
             if self.index.fp_req_valid.val() {
@@ -243,8 +263,9 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             } else if self.index.rsp_valid.val() {
                 self.tx_type.d.next = 0x52.into();
             }
-        } else if self.uart_tx.ready.val() {
+        } else if self.tx_accept.val() {
             self.tx_index.d.next = self.tx_index.q.val() + 1;
+            self.tx_fresh.d.next = false;
         }
         if self.tx_done.val() {
             self.tx_type.d.next = 0.into();
@@ -260,99 +281,104 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
                 }
             }
         }
-        self.uart_tx.data.next = 0.into();
+        self.tx_byte.next = 0.into();
         match self.tx_index.q.val().index() {
             0 => {
-                self.uart_tx.data.next = self.tx_type.q.val();
+                self.tx_byte.next = self.tx_type.q.val();
             }
             1 => {
                 if self.tx_type.q.val() == 0x52 {
-                    self.uart_tx.data.next = bit_cast::<8, 4>(self.index.rsp_status.val());
+                    self.tx_byte.next = bit_cast::<8, 4>(self.index.rsp_status.val());
                 } else {
-                    self.uart_tx.data.next = self.index.fp_req_entry.val().get_bits::<8>(8);
+                    self.tx_byte.next = self.index.fp_req_entry.val().get_bits::<8>(8);
                 }
             }
             2 => {
                 if self.tx_type.q.val() == 0x52 {
-                    self.uart_tx.data.next = self.index.rsp_entry.val().get_bits::<8>(8);
+                    self.tx_byte.next = self.index.rsp_entry.val().get_bits::<8>(8);
                 } else {
-                    self.uart_tx.data.next = self.index.fp_req_entry.val().get_bits::<8>(0);
+                    self.tx_byte.next = self.index.fp_req_entry.val().get_bits::<8>(0);
                 }
             }
             3 => {
                 if self.tx_type.q.val() == 0x52 {
-                    self.uart_tx.data.next = self.index.rsp_entry.val().get_bits::<8>(0);
+                    self.tx_byte.next = self.index.rsp_entry.val().get_bits::<8>(0);
                 } else {
-                    self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(152);
+                    self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(152);
                 }
             }
             4 => {
                 if self.tx_type.q.val() == 0x52 {
-                    self.uart_tx.data.next = self.index.rsp_refcount.val();
+                    self.tx_byte.next = self.index.rsp_refcount.val();
                 } else {
-                    self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(144);
+                    self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(144);
                 }
             }
             5 => {
                 if self.tx_type.q.val() == 0x52 {
-                    self.uart_tx.data.next = bit_cast::<8, 4>(self.index.rsp_flags.val());
+                    self.tx_byte.next = bit_cast::<8, 4>(self.index.rsp_flags.val());
                 } else {
-                    self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(136);
+                    self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(136);
                 }
             }
             6 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(128);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(128);
             }
             7 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(120);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(120);
             }
             8 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(112);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(112);
             }
             9 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(104);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(104);
             }
             10 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(96);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(96);
             }
             11 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(88);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(88);
             }
             12 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(80);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(80);
             }
             13 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(72);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(72);
             }
             14 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(64);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(64);
             }
             15 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(56);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(56);
             }
             16 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(48);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(48);
             }
             17 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(40);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(40);
             }
             18 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(32);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(32);
             }
             19 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(24);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(24);
             }
             20 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(16);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(16);
             }
             21 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(8);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(8);
             }
             22 => {
-                self.uart_tx.data.next = self.index.fp_req_wdata.val().get_bits::<8>(0);
+                self.tx_byte.next = self.index.fp_req_wdata.val().get_bits::<8>(0);
             }
             _ => {}
         }
+        // The byte on offer is registered (the 23-way mux would not fit a
+        // clock with the UART's load behind it): a byte is offered the clock
+        // after its index is steady.
+        self.tx_data.d.next = self.tx_byte.val();
+        self.uart_tx.data.next = self.tx_data.q.val();
         self.usb_tx.next = self.uart_tx.tx.val();
 
         self.heartbeat.d.next = self.heartbeat.q.val() + 1;
@@ -368,6 +394,11 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             self.byte_count.d.next = 0.into();
             self.fp_read_pending.d.next = false;
             self.fp_answer.d.next = false;
+        self.word_taken.d.next = self.word_pending.q.val() & self.hasher.word_ready.val();
+        self.overrun_check.d.next = false;
+        if self.overrun_check.q.val() & !self.word_taken.q.val() {
+            self.protocol_error.d.next = true;
+        }
             self.page_tag.d.next = 0.into();
             self.tx_type.d.next = 0.into();
             self.in_flight.d.next = false;

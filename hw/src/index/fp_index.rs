@@ -319,11 +319,13 @@ impl<const M: usize> Logic for FpIndex<M> {
         self.fp_req_valid.next = self.fp_any.val();
         self.fp_req_tag.next = self.fp_sel.val();
         for i in 0..M {
-            // (No FSM has a command while the metadata is being cleared.)
-            self.fsms[i].tbl_grant.next =
-                self.tbl_req_ready.val() & (self.tbl_sel.val() == self.ids[i].val()) & self.fsms[i].tbl_req_valid.val();
-            self.fsms[i].fp_grant.next =
-                self.fp_req_ready.val() & (self.fp_sel.val() == self.ids[i].val()) & self.fsms[i].fp_req_valid.val();
+            // The selected FSM is granted when the port is ready. An FSM only
+            // looks at its grant while it requests, and the selection is the
+            // highest requesting FSM, so the grant needs no term of the
+            // FSM's own request (which keeps the handshake off the critical
+            // path). No FSM has a command while the metadata is being cleared.
+            self.fsms[i].tbl_grant.next = self.tbl_req_ready.val() & (self.tbl_sel.val() == self.ids[i].val());
+            self.fsms[i].fp_grant.next = self.fp_req_ready.val() & (self.fp_sel.val() == self.ids[i].val());
         }
 
         // --- Clearing the metadata after reset --------------------------------

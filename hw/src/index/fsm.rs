@@ -20,8 +20,8 @@
 use super::{BLOOM_BITS, CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, REFCOUNT_BITS, SIG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
 use rust_hdl::prelude::*;
 
-// FSM states (rust-hdl emits paths as signal names, so the code uses the
-// numbers): 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY, 5 WALK,
+// FSM states, one-hot in `state` (rust-hdl emits paths as signal names, so
+// the code uses the bit numbers): 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY, 5 WALK,
 // 6 VERIFY_REQ, 7 VERIFY_WAIT, 8 HIT, 9 MISS, 10 WRITE_WAY, 11 WRITE_FP,
 // 12 WRITE_META, 13 DONE, 14 HIT_DECIDE, 15 LOCK_SETTLE.
 
@@ -73,7 +73,8 @@ pub struct LookupFsm {
     pub rsp_flags: Signal<Out, Bits<4>>,
     pub rsp_taken: Signal<In, Bit>,
 
-    state: DFF<Bits<4>>,
+    // One-hot: bit k set in state k (each state's logic is guarded by one bit).
+    state: DFF<Bits<16>>,
     // The lock table's verdict, registered: it is first read two clocks after
     // `start`, so it always reflects this command's bucket.
     blocked_r: DFF<Bit>,
@@ -345,8 +346,8 @@ impl Logic for LookupFsm {
         }
 
         // --- Outputs ---------------------------------------------------------
-        self.idle.next = self.state.q.val() == 0;
-        self.active.next = (self.state.q.val() != 0) & (self.state.q.val() != 13);
+        self.idle.next = self.state.q.val().get_bit(0);
+        self.active.next = !self.state.q.val().get_bit(0) & !self.state.q.val().get_bit(13);
         self.bucket.next = self.bucket_r.q.val();
         self.seq.next = self.seq_r.q.val();
         self.held_seq.next = self.held_seq_r.q.val();
@@ -369,8 +370,7 @@ impl Logic for LookupFsm {
         }
 
         // --- The state machine ---------------------------------------------
-        match self.state.q.val().index() {
-            0 => { // IDLE
+            if self.state.q.val().get_bit(0) { // IDLE
                 // Only the command is captured here (the start strobe comes
                 // through the dispatcher late in the clock); everything else
                 // is prepared in LOCK_SETTLE.
@@ -385,10 +385,10 @@ impl Logic for LookupFsm {
                     } else {
                         self.bucket_r.d.next = self.cmd_fp.val().get_bits::<MAX_BUCKET_BITS>(0) & self.bucket_mask.val();
                     }
-                    self.state.d.next = 15.into();
+                    self.state.d.next = 32768.into();
                 }
             }
-            15 => { // LOCK_SETTLE
+            if self.state.q.val().get_bit(15) { // LOCK_SETTLE
                 self.flags.d.next = 0.into();
                 self.out_refcount.d.next = 0.into();
                 self.target_way.d.next = 0.into();
@@ -397,61 +397,61 @@ impl Logic for LookupFsm {
                 self.write_fp.d.next = false;
                 self.write_meta.d.next = false;
                 self.entry_way.d.next = self.one8.val() << self.entry_r.q.val().get_bits::<3>(0);
-                self.state.d.next = 1.into();
+                self.state.d.next = 2.into();
                 if (self.op.q.val() > 4)
                     | ((self.op.q.val() == 3)
                         & ((self.entry_r.q.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
                 {
                     self.status.d.next = 11.into();
-                    self.state.d.next = 13.into();
+                    self.state.d.next = 8192.into();
                 }
             }
-            1 => { // LOCK
+            if self.state.q.val().get_bit(1) { // LOCK
                 if !self.blocked_r.q.val() {
-                    self.state.d.next = 2.into();
+                    self.state.d.next = 4.into();
                 }
             }
-            2 => { // META_REQ
+            if self.state.q.val().get_bit(2) { // META_REQ
                 self.tbl_req_valid.next = true;
                 self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
                 if self.tbl_grant.val() {
-                    self.state.d.next = 3.into();
+                    self.state.d.next = 8.into();
                 }
             }
-            3 => { // META_WAIT
+            if self.state.q.val().get_bit(3) { // META_WAIT
                 if self.tbl_rsp_valid.val() {
                     self.bloom.d.next = self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0);
                     self.occupied.d.next = self.tbl_rsp_rdata.val().get_bits::<8>(32);
                     self.bloom_covers.d.next = (self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0) & self.key_bits_r.q.val())
                         == self.key_bits_r.q.val();
-                    self.state.d.next = 4.into();
+                    self.state.d.next = 16.into();
                 }
             }
-            4 => { // CLASSIFY
+            if self.state.q.val().get_bit(4) { // CLASSIFY
                 self.rebuilt.d.next = 0.into();
                 self.candidates.d.next = 0.into();
                 if self.op.q.val() == 3 {
                     if (self.occupied.q.val() & self.entry_way.q.val()) == 0 {
                         self.status.d.next = 9.into();
-                        self.state.d.next = 13.into();
+                        self.state.d.next = 8192.into();
                     } else {
                         self.to_issue.d.next = self.entry_way.q.val();
                         self.issue_more.d.next = true;
                         self.to_receive.d.next = self.entry_way.q.val();
-                        self.state.d.next = 5.into();
+                        self.state.d.next = 32.into();
                     }
                 } else if self.bloom_enable.val() & !self.bloom_covers.q.val() {
                     self.flags.d.next = 1.into();
-                    self.state.d.next = 9.into();
+                    self.state.d.next = 512.into();
                 } else {
                     self.walked.d.next = true;
                     self.to_issue.d.next = self.occupied.q.val();
                     self.issue_more.d.next = self.occupied.q.val() != 0;
                     self.to_receive.d.next = self.occupied.q.val();
-                    self.state.d.next = 5.into();
+                    self.state.d.next = 32.into();
                 }
             }
-            5 => { // WALK
+            if self.state.q.val().get_bit(5) { // WALK
                 if self.issue_more.q.val() {
                     self.tbl_req_valid.next = true;
                     self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
@@ -477,53 +477,53 @@ impl Logic for LookupFsm {
                 }
                 if !self.issue_more.q.val() & (self.to_receive.q.val() == 0) {
                     if self.candidates.q.val() == 0 {
-                        self.state.d.next = 9.into();
+                        self.state.d.next = 512.into();
                     } else if self.op.q.val() == 3 {
-                        self.state.d.next = 8.into();
+                        self.state.d.next = 256.into();
                     } else {
-                        self.state.d.next = 6.into();
+                        self.state.d.next = 64.into();
                     }
                 }
             }
-            6 => { // VERIFY_REQ
+            if self.state.q.val().get_bit(6) { // VERIFY_REQ
                 self.fp_req_valid.next = true;
                 self.fp_req_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.candidate_way.val());
                 if self.fp_grant.val() {
-                    self.state.d.next = 7.into();
+                    self.state.d.next = 128.into();
                 }
             }
-            7 => { // VERIFY_WAIT
+            if self.state.q.val().get_bit(7) { // VERIFY_WAIT
                 if self.fp_seen.q.val() {
                     if self.fp_equal.q.val() {
-                        self.state.d.next = 8.into();
+                        self.state.d.next = 256.into();
                     } else {
                         self.flags.d.next = self.flags.q.val() | 8;
                         self.candidates.d.next = self.candidates.q.val() & !self.candidate_onehot.val();
                         if (self.candidates.q.val() & !self.candidate_onehot.val()) == 0 {
-                            self.state.d.next = 9.into();
+                            self.state.d.next = 512.into();
                         } else {
-                            self.state.d.next = 6.into();
+                            self.state.d.next = 64.into();
                         }
                     }
                 }
             }
-            8 => { // HIT
+            if self.state.q.val().get_bit(8) { // HIT
                 // The way is the lowest remaining candidate; registered here,
                 // decided on the next clock (the one-hot and its refcount mux
                 // would not fit one clock with the decision at 100 MHz).
                 self.target_way.d.next = self.hit_onehot.q.val();
                 self.hit_rc.d.next = self.hit_refcount.val();
-                self.state.d.next = 14.into();
+                self.state.d.next = 16384.into();
             }
-            14 => { // HIT_DECIDE
+            if self.state.q.val().get_bit(14) { // HIT_DECIDE
                 self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() + 1) << 12)
                     | bit_cast::<20, SIG_BITS>(self.write_sig.val());
                 self.out_refcount.d.next = self.hit_rc.q.val();
-                self.state.d.next = 10.into();
+                self.state.d.next = 1024.into();
                 if self.op.q.val() == 0 {
                     if self.hit_rc.q.val() == self.refcount_max.val() {
                         self.status.d.next = 10.into();
-                        self.state.d.next = 13.into();
+                        self.state.d.next = 8192.into();
                     } else {
                         self.status.d.next = 1.into();
                         self.out_refcount.d.next = self.hit_rc.q.val() + 1;
@@ -531,7 +531,7 @@ impl Logic for LookupFsm {
                     }
                 } else if (self.op.q.val() == 1) | (self.op.q.val() == 4) {
                     self.status.d.next = 2.into();
-                    self.state.d.next = 13.into();
+                    self.state.d.next = 8192.into();
                 } else if self.hit_rc.q.val() == 1 {
                     self.status.d.next = 5.into();
                     self.out_refcount.d.next = 0.into();
@@ -546,7 +546,7 @@ impl Logic for LookupFsm {
                         | bit_cast::<20, SIG_BITS>(self.write_sig.val());
                 }
             }
-            9 => { // MISS
+            if self.state.q.val().get_bit(9) { // MISS
                 if self.walked.q.val() & self.bloom_enable.val() {
                     // (The rebuilt filter is the walked bits, plus the key
                     // when a way is allocated.)
@@ -563,7 +563,7 @@ impl Logic for LookupFsm {
                 }
                 self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val()) << 32)
                     | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
-                self.state.d.next = 10.into();
+                self.state.d.next = 1024.into();
                 if self.allocates.val() {
                     if self.occupied.q.val() == 0xff {
                         self.status.d.next = 8.into();
@@ -584,45 +584,45 @@ impl Logic for LookupFsm {
                     self.status.d.next = 9.into();
                 }
             }
-            10 => { // WRITE_WAY
+            if self.state.q.val().get_bit(10) { // WRITE_WAY
                 if self.write_way.q.val() {
                     self.tbl_req_valid.next = true;
                     self.tbl_req_write.next = true;
                     self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(self.target_entry.val());
                     self.tbl_req_wdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.way_word.q.val());
                     if self.tbl_grant.val() {
-                        self.state.d.next = 11.into();
+                        self.state.d.next = 2048.into();
                     }
                 } else {
-                    self.state.d.next = 11.into();
+                    self.state.d.next = 2048.into();
                 }
             }
-            11 => { // WRITE_FP
+            if self.state.q.val().get_bit(11) { // WRITE_FP
                 if self.write_fp.q.val() {
                     self.fp_req_valid.next = true;
                     self.fp_req_write.next = true;
                     self.fp_req_entry.next = self.target_entry.val();
                     if self.fp_grant.val() {
-                        self.state.d.next = 12.into();
+                        self.state.d.next = 4096.into();
                     }
                 } else {
-                    self.state.d.next = 12.into();
+                    self.state.d.next = 4096.into();
                 }
             }
-            12 => { // WRITE_META
+            if self.state.q.val().get_bit(12) { // WRITE_META
                 if self.write_meta.q.val() {
                     self.tbl_req_valid.next = true;
                     self.tbl_req_write.next = true;
                     self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
                     self.tbl_req_wdata.next = self.meta_word.q.val();
                     if self.tbl_grant.val() {
-                        self.state.d.next = 13.into();
+                        self.state.d.next = 8192.into();
                     }
                 } else {
-                    self.state.d.next = 13.into();
+                    self.state.d.next = 8192.into();
                 }
             }
-            13 => { // DONE
+            if self.state.q.val().get_bit(13) { // DONE
                 // The response moves to the held slot as soon as the previous
                 // one has been collected; the FSM is then free for the next
                 // command while its response waits for its turn to leave.
@@ -637,15 +637,15 @@ impl Logic for LookupFsm {
                     }
                     self.held_refcount.d.next = self.out_refcount.q.val();
                     self.held_flags.d.next = self.flags.q.val();
-                    self.state.d.next = 0.into();
+                    self.state.d.next = 1.into();
                 }
             }
-            _ => {
-                self.state.d.next = 0.into();
+            // Not one-hot (only before the first reset): start over.
+            if self.state.q.val() == 0 {
+                self.state.d.next = 1.into();
             }
-        }
         if self.reset.val() {
-            self.state.d.next = 0.into();
+            self.state.d.next = 1.into();
             self.held_valid.d.next = false;
             self.issue_more.d.next = false;
         }
