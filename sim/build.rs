@@ -25,6 +25,12 @@ fn models() -> Vec<(String, String)> {
         models.push((format!("hasher_{}", cfg.name), ditto_hw::config::hasher_verilog(cfg)));
         models.push((format!("index_{}", cfg.name), ditto_hw::config::index_verilog(cfg)));
     }
+    // The cu index with four FSMs: the lock table and the held responses
+    // against the block-RAM table's timing (cu itself has one FSM).
+    models.push((
+        "index_cu_m4".to_string(),
+        ditto_hw::verilog::top_verilog(ditto_hw::index::onchip::IndexOnChip::<4, 12, 9>::new()),
+    ));
     // The Alchitry Cu board top, for tests through its UART pins.
     models.push((
         "board_cu".to_string(),

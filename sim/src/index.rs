@@ -97,12 +97,16 @@ pub enum IndexError {
     Stats { got: IndexStats, want: IndexStats },
     #[error("entry {entry}: the fingerprint store holds {got}, the golden model {want}")]
     Store { entry: u32, got: String, want: String },
+    #[error("a response came out at cycle {cycle}, after the last of {commands} commands")]
+    ExtraResponse { cycle: u64, commands: usize },
     #[error("the {port} port got a request for address {addr:#x}, beyond its memory")]
     BadAddress { port: &'static str, addr: u64 },
 }
 
 /// Cycles without a handshake after which a run is declared hung.
 const HANG_CYCLES: u64 = 100_000;
+/// Cycles watched after a run's last response for a spurious extra one.
+const QUIET_CYCLES: u64 = 64;
 
 /// The Rust model of one memory port: applies requests in the order it
 /// accepts them and answers reads after `latency` cycles, in order.
@@ -264,6 +268,11 @@ impl<'m> IndexSim<'m> {
     /// Pulses reset (applying the setup's Bloom and FSM choices) and waits
     /// until the index has cleared its table and takes commands.
     pub fn reset(&mut self) -> Result<(), SimError> {
+        // Reads in flight are forgotten with the index's state.
+        if let Some((_, port)) = &mut self.table {
+            port.queue.clear();
+        }
+        self.fps.1.queue.clear();
         let m = &mut *self.model;
         m.set(self.cmd_valid, 0);
         m.set(self.rsp_ready, 0);
@@ -415,9 +424,20 @@ impl<'m> IndexSim<'m> {
                 return Err(IndexError::Hang { cycle: now, idle: HANG_CYCLES, sent, received: responses.len() });
             }
         }
+        let cycles = self.model.cycles() - start;
+        // No response may follow the last one.
         self.model.set(self.cmd_valid, 0);
         self.model.set(self.rsp_ready, 0);
-        Ok(IndexRun { responses, cycles: self.model.cycles() - start, taken_at, answered_at })
+        for _ in 0..QUIET_CYCLES {
+            self.serve_memories();
+            self.model.eval();
+            if self.model.get(self.rsp_valid) == 1 {
+                return Err(IndexError::ExtraResponse { cycle: self.model.cycles() - start, commands: commands.len() });
+            }
+            self.accept_memory_requests()?;
+            self.model.tick();
+        }
+        Ok(IndexRun { responses, cycles, taken_at, answered_at })
     }
 
     /// Runs `commands` and checks every response against `golden` (which
@@ -551,17 +571,26 @@ pub mod workload {
             .map(|i| fp_with(rng, buckets[i % 3], sigs[(i / 3) % sigs.len()], bucket_bits))
             .collect();
         let capacity = ditto_hw::index::WAYS << bucket_bits;
-        mix(rng, n, &pool, capacity, [40, 20, 30, 0, 0, 10])
+        let mut commands = mix(rng, n, &pool, capacity, [40, 20, 25, 5, 0, 10]);
+        // DEREF_ENTRY on the hot buckets' ways.
+        for c in commands.iter_mut().filter(|c| c.op == Op::DerefEntry as u8) {
+            c.entry = (buckets[rng.gen_range(0..3)] * ditto_hw::index::WAYS as u32 + rng.gen_range(0..8)) as u16;
+        }
+        commands
     }
 
     /// Bursts of two to eight commands on one fingerprint back to back,
-    /// mostly INSERTs: races between FSMs on the same fingerprint.
+    /// mostly INSERTs and PUTs: races between FSMs on the same fingerprint.
     pub fn same_fp_races(rng: &mut ChaCha8Rng, n: usize) -> Vec<Command> {
         let mut commands = Vec::with_capacity(n);
         while commands.len() < n {
             let fp = random_fp(rng);
             for _ in 0..rng.gen_range(2..=8) {
-                let op = if rng.gen_bool(0.75) { Op::Insert } else { Op::DerefFp };
+                let op = match rng.gen_range(0..8) {
+                    0..=3 => Op::Insert,
+                    4 | 5 => Op::Put,
+                    _ => Op::DerefFp,
+                };
                 commands.push(Command::with_fp(op, fp, 0));
             }
         }

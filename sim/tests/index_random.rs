@@ -6,7 +6,9 @@
 //! prints the seed and writes a waveform of its last cycles.
 use ditto_hw::config::{CU, LARGE};
 use ditto_hw::index::model::IndexModel;
+use ditto_hw::index::Status;
 use ditto_hw::Config;
+use std::collections::BTreeMap;
 use ditto_sim::index::{model_name, workload, IndexSetup, IndexSim, MemTiming, Traffic};
 use ditto_sim::testkit::{cosim, rng, seed};
 use rand::Rng;
@@ -37,11 +39,14 @@ fn random_traffic(r: &mut rand_chacha::ChaCha8Rng) -> Traffic {
 }
 
 /// Runs every phase on one index (state carried across phases), Bloom
-/// filters on, then a shorter run with them off. Returns the commands run.
-fn run_config(config: &Config, label: &str, scale: usize) -> usize {
+/// filters on, then a shorter run with them off. Returns the commands run
+/// and how many responses had each status.
+fn run_config(config: &Config, model_name: &str, label: &str, scale: usize) -> (usize, BTreeMap<Status, usize>) {
     let seed = seed(label);
     let total = std::sync::atomic::AtomicUsize::new(0);
-    cosim(label, &model_name(config), |model| {
+    let statuses = std::sync::Mutex::new(BTreeMap::new());
+    cosim(label, model_name, |model| {
+        statuses.lock().unwrap().clear();
         let mut r = rng(seed);
         for bloom in [true, false] {
             let mut setup = IndexSetup::new(config);
@@ -58,9 +63,13 @@ fn run_config(config: &Config, label: &str, scale: usize) -> usize {
                 let traffic = random_traffic(&mut r);
                 sim.set_memory_timing(random_timing(&mut r), random_timing(&mut r));
                 let fsms = 1 << sim.setup().fsm_limit_log2;
-                sim.run_checked(&mut golden, &commands, traffic).unwrap_or_else(|e| {
+                let run = sim.run_checked(&mut golden, &commands, traffic).unwrap_or_else(|e| {
                     panic!("{label}: phase `{name}` (bloom {bloom}, {fsms} FSMs, {traffic:?}): {e}")
                 });
+                let mut counts = statuses.lock().unwrap();
+                for r in &run.responses {
+                    *counts.entry(r.status).or_insert(0) += 1;
+                }
                 total.fetch_add(commands.len(), std::sync::atomic::Ordering::Relaxed);
             }
             let stats = golden.stats();
@@ -71,19 +80,37 @@ fn run_config(config: &Config, label: &str, scale: usize) -> usize {
             }
         }
     });
-    total.into_inner()
+    (total.into_inner(), statuses.into_inner().unwrap())
+}
+
+/// Every status but `saturated` (a directed test's) must have come up.
+fn assert_every_status(label: &str, statuses: &BTreeMap<Status, usize>) {
+    use Status::*;
+    println!("{label}: {statuses:?}");
+    for s in [New, Duplicate, Found, Absent, Kept, Freed, ErrFull, ErrUnknown, ErrMalformed] {
+        assert!(statuses.get(&s).copied().unwrap_or(0) > 0, "{label}: no {s:?} response: {statuses:?}");
+    }
 }
 
 #[test]
 fn cu_index_matches_the_golden_model() {
-    let n = run_config(&CU, "index_random_cu", 10_000);
+    let (n, statuses) = run_config(&CU, &model_name(&CU), "index_random_cu", 10_000);
     println!("cu: {n} commands");
-    assert!(n >= 100_000, "at least 100,000 commands per configuration: {n}");
+    assert_every_status("cu", &statuses);
+}
+
+#[test]
+fn cu_index_with_four_fsms_matches_the_golden_model() {
+    // The lock table and held responses against the block-RAM table's timing.
+    let config = Config { index_fsms: 4, ..CU };
+    let (n, statuses) = run_config(&config, "index_cu_m4", "index_random_cu_m4", 5_000);
+    println!("cu with four FSMs: {n} commands");
+    assert_every_status("cu, four FSMs", &statuses);
 }
 
 #[test]
 fn large_index_matches_the_golden_model() {
-    let n = run_config(&LARGE, "index_random_large", 8_000);
+    let (n, statuses) = run_config(&LARGE, &model_name(&LARGE), "index_random_large", 8_000);
     println!("large: {n} commands");
-    assert!(n >= 100_000, "at least 100,000 commands per configuration: {n}");
+    assert_every_status("large", &statuses);
 }

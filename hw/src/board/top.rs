@@ -96,6 +96,9 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         assert_eq!(config.lanes, L, "configuration {} has {} lanes", config.name, config.lanes);
         assert_eq!(config.index_fsms, M, "configuration {} has {} index FSMs", config.name, config.index_fsms);
         assert_eq!(config.index_bucket_bits, MAB, "configuration {} index buckets", config.name);
+        // The interim link sends one fingerprint request at a time and reads
+        // its fields live while it goes out: one FSM only.
+        assert_eq!(M, 1, "the interim board link serves a one-FSM index");
         let cycles_per_bit = config.uart_cycles_per_bit();
         Self {
             clock: Default::default(),
@@ -394,11 +397,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             self.byte_count.d.next = 0.into();
             self.fp_read_pending.d.next = false;
             self.fp_answer.d.next = false;
-        self.word_taken.d.next = self.word_pending.q.val() & self.hasher.word_ready.val();
-        self.overrun_check.d.next = false;
-        if self.overrun_check.q.val() & !self.word_taken.q.val() {
-            self.protocol_error.d.next = true;
-        }
+            self.overrun_check.d.next = false;
             self.page_tag.d.next = 0.into();
             self.tx_type.d.next = 0.into();
             self.in_flight.d.next = false;

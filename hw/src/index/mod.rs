@@ -21,7 +21,8 @@
 //! The full fingerprints sit behind a second port of the same kind.
 //! Both ports must apply requests in the order they accept them (a read sees
 //! every write accepted before it) and answer reads in that order, one
-//! response per read and none per write, tagged with the request's tag.
+//! response per read and none per write, tagged with the request's tag, at
+//! least one clock after the read was accepted (any latency from 1 up).
 //!
 //! The [`model`] module is the plain-Rust golden model of this behaviour.
 pub mod fsm;
