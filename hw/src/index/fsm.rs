@@ -117,6 +117,9 @@ pub struct LookupFsm {
     hit_onehot: DFF<Bits<8>>,
     // Ways still to request (to_issue is not empty).
     issue_more: DFF<Bit>,
+    // More than one candidate remains (registered; the candidates are steady
+    // while a verify read is out).
+    more_candidates: DFF<Bit>,
     // The rebuilt filter would clear stale bits (with or without the key),
     // registered from the walk's result for the MISS decision.
     stale_with_key: DFF<Bit>,
@@ -137,6 +140,9 @@ pub struct LookupFsm {
     key_bits: Signal<Local, Bits<BLOOM_BITS>>,
     rsp_sig: Signal<Local, Bits<SIG_BITS>>,
     rsp_bits: Signal<Local, Bits<BLOOM_BITS>>,
+    issue_prefix: [Signal<Local, Bits<8>>; 3],
+    receive_prefix: [Signal<Local, Bits<8>>; 3],
+    candidate_prefix: [Signal<Local, Bits<8>>; 3],
     issue_onehot: Signal<Local, Bits<8>>,
     issue_way: Signal<Local, Bits<3>>,
     receive_onehot: Signal<Local, Bits<8>>,
@@ -233,6 +239,7 @@ impl Default for LookupFsm {
             bloom_covers: Default::default(),
             hit_onehot: Default::default(),
             issue_more: Default::default(),
+            more_candidates: Default::default(),
             stale_with_key: Default::default(),
             stale_without_key: Default::default(),
             fp_seen: Default::default(),
@@ -247,6 +254,9 @@ impl Default for LookupFsm {
             key_bits: Default::default(),
             rsp_sig: Default::default(),
             rsp_bits: Default::default(),
+            issue_prefix: Default::default(),
+            receive_prefix: Default::default(),
+            candidate_prefix: Default::default(),
             issue_onehot: Default::default(),
             issue_way: Default::default(),
             receive_onehot: Default::default(),
@@ -276,7 +286,7 @@ impl Logic for LookupFsm {
         dff_setup!(
             self, clock, state, blocked_r, op, fp, tag, seq_r, entry_r, held_seq_r, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
             candidates, rebuilt, walked, read_sig, target_way, hit_rc, write_way, write_fp, write_meta, way_word,
-            meta_word, status, out_refcount, flags, key_bits_r, bloom_covers, hit_onehot, issue_more, stale_with_key, stale_without_key, fp_seen, fp_equal, held_valid, held_tag, held_status, held_entry, held_refcount,
+            meta_word, status, out_refcount, flags, key_bits_r, bloom_covers, hit_onehot, issue_more, more_candidates, stale_with_key, stale_without_key, fp_seen, fp_equal, held_valid, held_tag, held_status, held_entry, held_refcount,
             held_flags
         );
         for w in 0..8 {
@@ -299,11 +309,23 @@ impl Logic for LookupFsm {
         self.rsp_bits.next = (self.one32.val() << self.rsp_sig.val().get_bits::<5>(0))
             | (self.one32.val() << self.rsp_sig.val().get_bits::<5>(5))
             | (self.one32.val() << (self.rsp_sig.val().get_bits::<5>(7) ^ self.rsp_sig.val().get_bits::<5>(0)));
-        // Lowest set bit of a mask, one-hot: x & -x.
-        self.issue_onehot.next = self.to_issue.q.val() & (!self.to_issue.q.val() + 1);
-        self.receive_onehot.next = self.to_receive.q.val() & (!self.to_receive.q.val() + 1);
-        self.candidate_onehot.next = self.candidates.q.val() & (!self.candidates.q.val() + 1);
+        // Lowest set bit of a mask, one-hot: the mask without every bit above
+        // a set one, from a prefix OR in three shift stages (LUTs only, no
+        // carry chain, which was too slow here).
+        self.issue_prefix[0].next = self.to_issue.q.val() | (self.to_issue.q.val() << 1);
+        self.receive_prefix[0].next = self.to_receive.q.val() | (self.to_receive.q.val() << 1);
+        self.candidate_prefix[0].next = self.candidates.q.val() | (self.candidates.q.val() << 1);
+        self.issue_prefix[1].next = self.issue_prefix[0].val() | (self.issue_prefix[0].val() << 2);
+        self.receive_prefix[1].next = self.receive_prefix[0].val() | (self.receive_prefix[0].val() << 2);
+        self.candidate_prefix[1].next = self.candidate_prefix[0].val() | (self.candidate_prefix[0].val() << 2);
+        self.issue_prefix[2].next = self.issue_prefix[1].val() | (self.issue_prefix[1].val() << 4);
+        self.receive_prefix[2].next = self.receive_prefix[1].val() | (self.receive_prefix[1].val() << 4);
+        self.candidate_prefix[2].next = self.candidate_prefix[1].val() | (self.candidate_prefix[1].val() << 4);
+        self.issue_onehot.next = self.to_issue.q.val() & !(self.issue_prefix[2].val() << 1);
+        self.receive_onehot.next = self.to_receive.q.val() & !(self.receive_prefix[2].val() << 1);
+        self.candidate_onehot.next = self.candidates.q.val() & !(self.candidate_prefix[2].val() << 1);
         self.hit_onehot.d.next = self.candidate_onehot.val();
+        self.more_candidates.d.next = (self.candidates.q.val() & (self.candidates.q.val() - 1)) != 0;
         // Lowest clear bit of the occupancy: the way a new entry takes.
         self.free_onehot.next = !self.occupied.q.val() & (self.occupied.q.val() + 1);
         self.issue_way.next = 0.into();
@@ -499,7 +521,7 @@ impl Logic for LookupFsm {
                     } else {
                         self.flags.d.next = self.flags.q.val() | 8;
                         self.candidates.d.next = self.candidates.q.val() & !self.candidate_onehot.val();
-                        if (self.candidates.q.val() & !self.candidate_onehot.val()) == 0 {
+                        if !self.more_candidates.q.val() {
                             self.state.d.next = 512.into();
                         } else {
                             self.state.d.next = 64.into();
