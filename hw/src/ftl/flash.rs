@@ -1,0 +1,279 @@
+//! Golden model of the flash behind the FTL: `D` devices of erase blocks of
+//! pages, written out of place, with greedy garbage collection.
+//!
+//! - Physical page address (PPA): `device * pages_per_device + block *
+//!   pages_per_block + page`.
+//! - Each device writes into one open block, page by page. When it needs a
+//!   new block and has no more free blocks than its reserve, it first
+//!   collects garbage: the victim is the full block with the fewest valid
+//!   pages (the lowest-numbered on ties), its valid pages are relocated into
+//!   the open block (the reserve guarantees room), and it is erased.
+//! - Every page written belongs to an *owner* (the FTL's page id); a
+//!   relocation reports `{owner, from, to}` so the caller moves its map entry
+//!   and the host moves the data.
+//! - A device is full when GC cannot free a block: every full block is
+//!   entirely valid.
+use std::collections::VecDeque;
+
+/// Flash geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub devices: u32,
+    pub blocks_per_device: u32,
+    pub pages_per_block: u32,
+    /// Free blocks kept back for garbage collection (at least 1).
+    pub reserve_blocks: u32,
+}
+
+impl Geometry {
+    pub fn pages_per_device(&self) -> u32 {
+        self.blocks_per_device * self.pages_per_block
+    }
+    pub fn pages(&self) -> u32 {
+        self.devices * self.pages_per_device()
+    }
+    /// The device a PPA is on.
+    pub fn device_of(&self, ppa: u32) -> u32 {
+        ppa / self.pages_per_device()
+    }
+    /// Pages the host can keep valid on one device: all but the reserve.
+    pub fn usable_pages_per_device(&self) -> u32 {
+        (self.blocks_per_device - self.reserve_blocks) * self.pages_per_block
+    }
+}
+
+/// One live page moved by garbage collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Relocation {
+    pub owner: u32,
+    pub from: u32,
+    pub to: u32,
+}
+
+/// Flash counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlashStats {
+    /// Pages written for the host.
+    pub host_writes: u64,
+    /// Pages written by garbage collection.
+    pub relocations: u64,
+    pub erases: u64,
+}
+
+impl FlashStats {
+    /// Flash page writes over host page writes.
+    pub fn write_amplification(&self) -> f64 {
+        (self.host_writes + self.relocations) as f64 / self.host_writes.max(1) as f64
+    }
+}
+
+/// Errors of the flash model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FlashError {
+    #[error("device {device} is full: every block holds only valid pages")]
+    DeviceFull { device: u32 },
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    written: u32,
+    valid: u32,
+}
+
+/// The flash model.
+#[derive(Clone, Debug)]
+pub struct Flash {
+    geometry: Geometry,
+    owners: Vec<Option<u32>>,
+    blocks: Vec<Block>,
+    free: Vec<VecDeque<u32>>,
+    open: Vec<u32>,
+    stats: FlashStats,
+}
+
+impl Flash {
+    /// Erased flash; each device opens its block 0.
+    pub fn new(geometry: Geometry) -> Self {
+        assert!(geometry.reserve_blocks >= 1 && geometry.blocks_per_device > geometry.reserve_blocks + 1);
+        assert!(geometry.pages_per_block >= 1);
+        let bpd = geometry.blocks_per_device;
+        Flash {
+            geometry,
+            owners: vec![None; geometry.pages() as usize],
+            blocks: vec![Block::default(); (geometry.devices * bpd) as usize],
+            free: (0..geometry.devices).map(|d| (d * bpd + 1..(d + 1) * bpd).collect()).collect(),
+            open: (0..geometry.devices).map(|d| d * bpd).collect(),
+            stats: FlashStats::default(),
+        }
+    }
+
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+    pub fn stats(&self) -> FlashStats {
+        self.stats
+    }
+    /// The owner of the valid page at `ppa`, if it is valid.
+    pub fn owner(&self, ppa: u32) -> Option<u32> {
+        self.owners[ppa as usize]
+    }
+    /// Valid pages on `device`.
+    pub fn valid_pages(&self, device: u32) -> u32 {
+        let bpd = self.geometry.blocks_per_device as usize;
+        self.blocks[device as usize * bpd..(device as usize + 1) * bpd].iter().map(|b| b.valid).sum()
+    }
+    /// Free (erased, unopened) blocks on `device`.
+    pub fn free_blocks(&self, device: u32) -> usize {
+        self.free[device as usize].len()
+    }
+
+    /// Writes a page for `owner` on `device`, collecting garbage first when
+    /// needed. Returns its PPA and the relocations done (already applied
+    /// here: the caller moves its map entries and the data, in order).
+    pub fn write(&mut self, device: u32, owner: u32) -> Result<(u32, Vec<Relocation>), FlashError> {
+        let mut relocations = Vec::new();
+        // A new block is needed and only the reserve is left: collect until
+        // the open block has room again or a block beyond the reserve is free.
+        while self.open_is_full(device) && self.free[device as usize].len() as u32 <= self.geometry.reserve_blocks {
+            if !self.collect(device, &mut relocations)? {
+                return Err(FlashError::DeviceFull { device });
+            }
+        }
+        let ppa = self.program(device, owner);
+        self.stats.host_writes += 1;
+        Ok((ppa, relocations))
+    }
+
+    /// The page at `ppa` no longer holds live data.
+    pub fn invalidate(&mut self, ppa: u32) {
+        assert!(self.owners[ppa as usize].take().is_some(), "page {ppa} is not valid");
+        self.blocks[(ppa / self.geometry.pages_per_block) as usize].valid -= 1;
+    }
+
+    fn open_is_full(&self, device: u32) -> bool {
+        self.blocks[self.open[device as usize] as usize].written == self.geometry.pages_per_block
+    }
+
+    fn open_next(&mut self, device: u32) {
+        self.open[device as usize] = self.free[device as usize].pop_front().expect("a free block is kept for this");
+    }
+
+    /// Writes the next page of `device`'s open block (opening a free one if
+    /// it is full).
+    fn program(&mut self, device: u32, owner: u32) -> u32 {
+        if self.open_is_full(device) {
+            self.open_next(device);
+        }
+        let block = self.open[device as usize];
+        let b = &mut self.blocks[block as usize];
+        let ppa = block * self.geometry.pages_per_block + b.written;
+        b.written += 1;
+        b.valid += 1;
+        self.owners[ppa as usize] = Some(owner);
+        ppa
+    }
+
+    /// One round of greedy garbage collection on `device`; false when no
+    /// block would gain anything.
+    fn collect(&mut self, device: u32, relocations: &mut Vec<Relocation>) -> Result<bool, FlashError> {
+        let (ppb, bpd) = (self.geometry.pages_per_block, self.geometry.blocks_per_device);
+        // Full blocks, the open one included once it is full.
+        let victim = (device * bpd..(device + 1) * bpd)
+            .filter(|&b| self.blocks[b as usize].written == ppb && self.blocks[b as usize].valid < ppb)
+            .min_by_key(|&b| (self.blocks[b as usize].valid, b));
+        let Some(victim) = victim else { return Ok(false) };
+        if victim == self.open[device as usize] {
+            // Relocate into a fresh block, never into the victim itself.
+            self.open_next(device);
+        }
+        for ppa in victim * ppb..(victim + 1) * ppb {
+            if let Some(owner) = self.owners[ppa as usize] {
+                self.invalidate(ppa);
+                let to = self.program(device, owner);
+                self.stats.relocations += 1;
+                relocations.push(Relocation { owner, from: ppa, to });
+            }
+        }
+        self.blocks[victim as usize] = Block::default();
+        self.free[device as usize].push_back(victim);
+        self.stats.erases += 1;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn geometry() -> Geometry {
+        Geometry { devices: 2, blocks_per_device: 8, pages_per_block: 4, reserve_blocks: 1 }
+    }
+
+    /// Overwrites a hot set of owners over and over, following relocations
+    /// like the FTL will; every owner's page must stay where the map says.
+    #[test]
+    fn overwrites_force_gc_and_every_live_page_is_kept_and_found() {
+        let g = geometry();
+        let mut flash = Flash::new(g);
+        let mut map: HashMap<u32, u32> = HashMap::new(); // owner -> ppa
+        let mut state = 12345u64;
+        for step in 0..4_000u32 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let owner = (state >> 33) as u32 % 20;
+            let device = owner % g.devices;
+            if let Some(old) = map.remove(&owner) {
+                flash.invalidate(old);
+            }
+            let (ppa, relocations) = flash.write(device, owner).unwrap_or_else(|e| panic!("step {step}: {e}"));
+            for r in relocations {
+                assert_eq!(map.insert(r.owner, r.to), Some(r.from), "a relocation moves a live page");
+            }
+            map.insert(owner, ppa);
+            for (&o, &p) in &map {
+                assert_eq!(flash.owner(p), Some(o));
+                assert_eq!(g.device_of(p), o % g.devices);
+            }
+            for d in 0..g.devices {
+                assert_eq!(flash.valid_pages(d) as usize, map.values().filter(|&&p| g.device_of(p) == d).count());
+            }
+        }
+        let s = flash.stats();
+        assert!(s.erases > 100 && s.relocations > 0, "{s:?}");
+        assert!(s.write_amplification() > 1.0 && s.write_amplification() < 3.0, "{s:?}");
+    }
+
+    #[test]
+    fn a_device_full_of_valid_pages_refuses_more_and_keeps_them() {
+        let g = geometry();
+        let mut flash = Flash::new(g);
+        let usable = g.usable_pages_per_device();
+        for owner in 0..usable {
+            flash.write(0, owner).unwrap();
+        }
+        assert_eq!(flash.write(0, 999), Err(FlashError::DeviceFull { device: 0 }));
+        assert_eq!(flash.valid_pages(0), usable, "nothing was lost");
+        // The other device is untouched, and freeing one page makes room.
+        assert!(flash.write(1, 7).is_ok());
+        let some_ppa = (0..g.pages_per_device()).find(|&p| flash.owner(p) == Some(3)).unwrap();
+        flash.invalidate(some_ppa);
+        let (_, relocations) = flash.write(0, 999).unwrap();
+        assert_eq!(relocations.len() as u32, g.pages_per_block - 1, "the victim's three live pages moved");
+    }
+
+    #[test]
+    fn greedy_gc_picks_the_block_with_the_fewest_valid_pages() {
+        let g = Geometry { devices: 1, blocks_per_device: 4, pages_per_block: 2, reserve_blocks: 1 };
+        let mut flash = Flash::new(g);
+        for owner in 0..6 {
+            flash.write(0, owner).unwrap(); // blocks 0, 1, 2 full
+        }
+        flash.invalidate(2); // block 1: one valid page left
+        flash.invalidate(4);
+        flash.invalidate(5); // block 2: none
+        let (ppa, relocations) = flash.write(0, 6).unwrap();
+        assert!(relocations.is_empty(), "block 2 had no live page: {relocations:?}");
+        assert_eq!(ppa, 6, "block 3, the last free block, was opened after block 2 was erased");
+        assert_eq!(flash.stats().erases, 1);
+    }
+}
