@@ -17,10 +17,8 @@ struct Port {
 
 /// The models this crate offers: (model name, Verilog of its top).
 fn models() -> Vec<(String, String)> {
-    let mut models = vec![(
-        "sha1_engine".to_string(),
-        ditto_hw::verilog::top_verilog(ditto_hw::sha1::Sha1Engine::default()),
-    )];
+    let mut models =
+        vec![("sha1_engine".to_string(), ditto_hw::verilog::top_verilog(ditto_hw::sha1::Sha1Engine::default()))];
     for cfg in ditto_hw::CONFIGS {
         models.push((format!("hasher_{}", cfg.name), ditto_hw::config::hasher_verilog(cfg)));
         models.push((format!("index_{}", cfg.name), ditto_hw::config::index_verilog(cfg)));
@@ -186,7 +184,11 @@ fn main() {
         )
         .unwrap();
     }
-    writeln!(rust_table, "/// Every model compiled into this crate.\npub(crate) static MODELS: &[ModelEntry] = &[\n{entries}];").unwrap();
+    writeln!(
+        rust_table,
+        "/// Every model compiled into this crate.\npub(crate) static MODELS: &[ModelEntry] = &[\n{entries}];"
+    )
+    .unwrap();
     std::fs::write(out.join("models.rs"), rust_table).unwrap();
 
     // Verilator's runtime, once for all models, and linked after them

@@ -114,7 +114,10 @@ pub fn bench_index(
     use ditto_sim::index::{model_name, workload as wl, IndexSetup, IndexSim, MemTiming, Traffic};
     use rand::Rng;
     if !INDEX_WORKLOADS.contains(&workload) {
-        return Err(HostError::InvalidArgument(format!("unknown workload `{workload}`; known: {}", INDEX_WORKLOADS.join(", "))));
+        return Err(HostError::InvalidArgument(format!(
+            "unknown workload `{workload}`; known: {}",
+            INDEX_WORKLOADS.join(", ")
+        )));
     }
     if !fsms.is_power_of_two() || fsms > config.index_fsms {
         return Err(HostError::InvalidArgument(format!(
@@ -136,7 +139,12 @@ pub fn bench_index(
         let batch = ((target - golden.stats().entries_used as usize) / 2).max(64);
         let fill = wl::all_new(&mut rng, batch);
         let run = sim.run_checked(&mut golden, &fill, Traffic::FULL_SPEED).map_err(index_error)?;
-        present.extend(fill.iter().zip(&run.responses).filter(|(_, r)| r.status == ditto_hw::index::Status::New).map(|(c, _)| c.fp));
+        present.extend(
+            fill.iter()
+                .zip(&run.responses)
+                .filter(|(_, r)| r.status == ditto_hw::index::Status::New)
+                .map(|(c, _)| c.fp),
+        );
         if golden.stats().entries_used as usize >= target {
             break;
         }

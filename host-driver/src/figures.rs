@@ -37,8 +37,14 @@ pub fn render(
         writeln!(
             md,
             "| `{}` | {} | {:.1} | {:.2} | {:.0} | {} | {:.2} M | {} |",
-            h.config, h.lanes, h.steady_cycles_per_page, h.steady_cycles_per_block, h.limit_cycles_per_page,
-            h.latency_cycles, h.sim_cycles_per_second / 1e6, h.verilog_lines
+            h.config,
+            h.lanes,
+            h.steady_cycles_per_page,
+            h.steady_cycles_per_block,
+            h.limit_cycles_per_page,
+            h.latency_cycles,
+            h.sim_cycles_per_second / 1e6,
+            h.verilog_lines
         )
         .unwrap();
     }
@@ -52,8 +58,15 @@ pub fn render(
         writeln!(
             md,
             "| {what} | `{cmd}` | {} of {} | {} | {} | {} | {} | {:.2} MHz{} | {} |",
-            r.logic_cells, r.logic_cells_available, r.luts, r.dffs, r.carries, r.ebrs, r.fmax_mhz,
-            if r.timing_met { "" } else { " (timing NOT met)" }, r.seed
+            r.logic_cells,
+            r.logic_cells_available,
+            r.luts,
+            r.dffs,
+            r.carries,
+            r.ebrs,
+            r.fmax_mhz,
+            if r.timing_met { "" } else { " (timing NOT met)" },
+            r.seed
         )
         .unwrap();
     }
@@ -78,21 +91,44 @@ fn render_index(md: &mut String, runs: &[IndexBench], capacity: &IndexCapacity) 
         writeln!(
             md,
             "| `{}` | {} | {} | {:.1}% | {:.2} | {:.0} | {} |",
-            r.workload, r.fsms, if r.bloom { "on" } else { "off" }, 100.0 * r.fill_before,
-            r.commands_per_kcycle, r.mean_latency_cycles, answers.join(", ")
+            r.workload,
+            r.fsms,
+            if r.bloom { "on" } else { "off" },
+            100.0 * r.fill_before,
+            r.commands_per_kcycle,
+            r.mean_latency_cycles,
+            answers.join(", ")
         )
         .unwrap();
     }
-    let find = |w: &str, m: usize, bloom: bool| runs.iter().find(|r| r.workload == w && r.fsms == m && r.bloom == bloom);
+    let find =
+        |w: &str, m: usize, bloom: bool| runs.iter().find(|r| r.workload == w && r.fsms == m && r.bloom == bloom);
     let max_m = runs.iter().map(|r| r.fsms).max().unwrap_or(1);
     if let (Some(one), Some(many)) = (find("uniform", 1, true), find("uniform", max_m, true)) {
-        writeln!(md, "\n- Scaling: {} FSMs give {:.2}x the throughput of one.", max_m, many.commands_per_kcycle / one.commands_per_kcycle).unwrap();
+        writeln!(
+            md,
+            "\n- Scaling: {} FSMs give {:.2}x the throughput of one.",
+            max_m,
+            many.commands_per_kcycle / one.commands_per_kcycle
+        )
+        .unwrap();
     }
     if let (Some(worst), Some(best)) = (find("all-new-90", max_m, true), find("duplicates-only", max_m, true)) {
-        writeln!(md, "- Worst case (all new, table {:.0}% full) over best case (duplicates only): {:.2}.", 100.0 * worst.fill_before, worst.commands_per_kcycle / best.commands_per_kcycle).unwrap();
+        writeln!(
+            md,
+            "- Worst case (all new, table {:.0}% full) over best case (duplicates only): {:.2}.",
+            100.0 * worst.fill_before,
+            worst.commands_per_kcycle / best.commands_per_kcycle
+        )
+        .unwrap();
     }
     if let (Some(on), Some(off)) = (find("all-new-90", max_m, true), find("all-new-90", max_m, false)) {
-        writeln!(md, "- Bloom filters on the worst case: {:.2}x the throughput without them.", on.commands_per_kcycle / off.commands_per_kcycle).unwrap();
+        writeln!(
+            md,
+            "- Bloom filters on the worst case: {:.2}x the throughput without them.",
+            on.commands_per_kcycle / off.commands_per_kcycle
+        )
+        .unwrap();
     }
     writeln!(
         md,

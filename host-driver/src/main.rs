@@ -237,8 +237,15 @@ fn main() -> Result<()> {
                 .map(|cfg| bench::bench_hasher(cfg, pages, 1))
                 .collect::<Result<Vec<_>, _>>()?;
             let cu = ditto_hw::config::CU;
-            let board = synth::synth_block("alchitry-cu", &cu, synth::Block::Board, &out.join("board"), synth::DEFAULT_SEEDS)?;
-            let block = synth::synth_block("alchitry-cu", &cu, synth::Block::Hasher, &out.join("hasher"), synth::DEFAULT_SEEDS)?;
+            let board =
+                synth::synth_block("alchitry-cu", &cu, synth::Block::Board, &out.join("board"), synth::DEFAULT_SEEDS)?;
+            let block = synth::synth_block(
+                "alchitry-cu",
+                &cu,
+                synth::Block::Hasher,
+                &out.join("hasher"),
+                synth::DEFAULT_SEEDS,
+            )?;
             let index_runs = bench::index_suite(&ditto_hw::config::LARGE, 64, 4096, 1)?;
             let capacity = bench::index_capacity(&cu)?;
             let markdown = ditto_host::figures::render(&hashers, &board, &block, &index_runs, &capacity);
@@ -252,7 +259,14 @@ fn main() -> Result<()> {
         }
         Command::Configs => {
             for c in ditto_hw::CONFIGS {
-                println!("{:8} lanes {} lane FIFO {} words, {} MHz: {}", c.name, c.lanes, c.lane_fifo_words(), c.clock_mhz, c.about);
+                println!(
+                    "{:8} lanes {} lane FIFO {} words, {} MHz: {}",
+                    c.name,
+                    c.lanes,
+                    c.lane_fifo_words(),
+                    c.clock_mhz,
+                    c.about
+                );
             }
         }
     }

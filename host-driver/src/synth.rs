@@ -47,11 +47,9 @@ pub fn synth_block(
             ALCHITRY_CU_PCF,
             ditto_synth::PACKAGE,
         ),
-        Block::Hasher => (
-            ditto_hw::config::hasher_verilog(config),
-            "# Block measurement: no pins are constrained.\n",
-            "ct256",
-        ),
+        Block::Hasher => {
+            (ditto_hw::config::hasher_verilog(config), "# Block measurement: no pins are constrained.\n", "ct256")
+        }
     };
     std::fs::write(&verilog, source).map_err(|source| HostError::Write { path: verilog.clone(), source })?;
     let pcf = out.join("pins.pcf");

@@ -151,7 +151,10 @@ fn bench_index_meets_the_floors_and_prints_every_field() {
     };
     // Cycle counts are exact, so these floors are deterministic.
     assert!(rate("uniform", 8, true) >= 6.0 * rate("uniform", 1, true), "eight FSMs at least 6x one: {runs:?}");
-    assert!(rate("all-new-90", 8, true) >= 0.95 * rate("duplicates-only", 8, true), "worst case within 0.95 of the best");
+    assert!(
+        rate("all-new-90", 8, true) >= 0.95 * rate("duplicates-only", 8, true),
+        "worst case within 0.95 of the best"
+    );
     let worst = runs.iter().find(|r| r["workload"] == "all-new-90").unwrap();
     assert!(worst["fill_before"].as_f64().unwrap() >= 0.9, "the table is at least 90% full: {worst}");
     assert!(rate("all-new-90", 8, true) > rate("all-new-90", 8, false), "Bloom filters pay on the worst case");

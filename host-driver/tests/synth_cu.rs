@@ -17,7 +17,18 @@ fn ditto_synth_cu_meets_100_mhz_and_writes_report_and_bitstream() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
-    for key in ["board", "config", "luts", "dffs", "ebrs", "logic_cells", "logic_cells_available", "fmax_mhz", "target_mhz", "timing_met"] {
+    for key in [
+        "board",
+        "config",
+        "luts",
+        "dffs",
+        "ebrs",
+        "logic_cells",
+        "logic_cells_available",
+        "fmax_mhz",
+        "target_mhz",
+        "timing_met",
+    ] {
         assert!(report.get(key).is_some(), "report.json lacks {key}");
     }
     assert_eq!(report["timing_met"], true);

@@ -42,7 +42,14 @@ impl Config {
         let clock = self.clock_mhz as u64 * 1_000_000;
         let cycles = (clock + self.uart_baud as u64 / 2) / self.uart_baud as u64;
         let error = (cycles * self.uart_baud as u64).abs_diff(clock) as f64 / clock as f64;
-        assert!(error <= 0.02, "{}: {} baud is {:.1}% off at {} MHz", self.name, self.uart_baud, error * 100.0, self.clock_mhz);
+        assert!(
+            error <= 0.02,
+            "{}: {} baud is {:.1}% off at {} MHz",
+            self.name,
+            self.uart_baud,
+            error * 100.0,
+            self.clock_mhz
+        );
         cycles as u32
     }
 

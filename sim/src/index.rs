@@ -87,7 +87,9 @@ pub struct IndexRun {
 pub enum IndexError {
     #[error(transparent)]
     Sim(#[from] SimError),
-    #[error("the index made no progress for {idle} cycles at cycle {cycle} ({sent} commands in, {received} responses out)")]
+    #[error(
+        "the index made no progress for {idle} cycles at cycle {cycle} ({sent} commands in, {received} responses out)"
+    )]
     Hang { cycle: u64, idle: u64, sent: usize, received: usize },
     #[error("response {index} has the unknown status code {code}")]
     BadStatus { index: usize, code: u8 },
@@ -443,7 +445,12 @@ impl<'m> IndexSim<'m> {
     /// Runs `commands` and checks every response against `golden` (which
     /// executes them too), then the statistics and every allocated entry's
     /// full fingerprint in the store.
-    pub fn run_checked(&mut self, golden: &mut IndexModel, commands: &[Command], traffic: Traffic) -> Result<IndexRun, IndexError> {
+    pub fn run_checked(
+        &mut self,
+        golden: &mut IndexModel,
+        commands: &[Command],
+        traffic: Traffic,
+    ) -> Result<IndexRun, IndexError> {
         let run = self.run(commands, traffic)?;
         for (index, (cmd, got)) in commands.iter().zip(&run.responses).enumerate() {
             let want = golden.execute(cmd);
@@ -465,7 +472,11 @@ impl<'m> IndexSim<'m> {
             if let Some(fp) = golden.fingerprint(entry) {
                 let stored = self.stored_fingerprint(entry);
                 if stored != fp {
-                    return Err(IndexError::Store { entry, got: crate::hasher::hex(&stored), want: crate::hasher::hex(&fp) });
+                    return Err(IndexError::Store {
+                        entry,
+                        got: crate::hasher::hex(&stored),
+                        want: crate::hasher::hex(&fp),
+                    });
                 }
             }
         }
@@ -520,7 +531,13 @@ pub mod workload {
     /// A mix over a pool of fingerprints: `weights` of INSERT, LOOKUP,
     /// DEREF_FP, DEREF_ENTRY (any entry number, some beyond the table),
     /// malformed opcodes and PUT.
-    pub fn mix(rng: &mut ChaCha8Rng, n: usize, pool: &[Fingerprint], capacity: usize, weights: [u32; 6]) -> Vec<Command> {
+    pub fn mix(
+        rng: &mut ChaCha8Rng,
+        n: usize,
+        pool: &[Fingerprint],
+        capacity: usize,
+        weights: [u32; 6],
+    ) -> Vec<Command> {
         let total: u32 = weights.iter().sum();
         let commands = (0..n)
             .map(|_| {
@@ -567,9 +584,8 @@ pub mod workload {
     pub fn hot_buckets(rng: &mut ChaCha8Rng, n: usize, bucket_bits: usize) -> Vec<Command> {
         let buckets: Vec<u32> = (0..3).map(|_| rng.gen_range(0..1u32 << bucket_bits)).collect();
         let sigs: Vec<u32> = (0..6).map(|_| rng.gen_range(0..1u32 << ditto_hw::index::SIG_BITS)).collect();
-        let pool: Vec<_> = (0..96)
-            .map(|i| fp_with(rng, buckets[i % 3], sigs[(i / 3) % sigs.len()], bucket_bits))
-            .collect();
+        let pool: Vec<_> =
+            (0..96).map(|i| fp_with(rng, buckets[i % 3], sigs[(i / 3) % sigs.len()], bucket_bits)).collect();
         let capacity = ditto_hw::index::WAYS << bucket_bits;
         let mut commands = mix(rng, n, &pool, capacity, [40, 20, 25, 5, 0, 10]);
         // DEREF_ENTRY on the hot buckets' ways.

@@ -75,10 +75,10 @@ pub struct Model {
 impl Model {
     /// Instantiates the model `name` (e.g. `hasher_cu`).
     pub fn new(name: &str) -> Result<Self, SimError> {
-        let entry = MODELS.iter().find(|m| m.name == name).ok_or_else(|| SimError::UnknownModel {
-            name: name.to_string(),
-            known: model_names().join(", "),
-        })?;
+        let entry = MODELS
+            .iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| SimError::UnknownModel { name: name.to_string(), known: model_names().join(", ") })?;
         // SAFETY: the shim allocates a fresh instance; it is freed exactly once in Drop.
         let handle = unsafe { (entry.fns.new)() };
         assert!(!handle.is_null());
@@ -146,11 +146,7 @@ impl Model {
         let needed = self.width(port).div_ceil(32) as usize;
         assert!(words.len() >= needed, "port needs {needed} words");
         let spare = self.width(port) % 32;
-        assert!(
-            spare == 0 || words[needed - 1] >> spare == 0,
-            "value wider than port {}",
-            self.port_name(port)
-        );
+        assert!(spare == 0 || words[needed - 1] >> spare == 0, "value wider than port {}", self.port_name(port));
         // SAFETY: `words` holds at least as many words as the port has.
         unsafe { (self.entry.fns.set)(self.handle, port.0, words.as_ptr()) }
     }

@@ -8,10 +8,7 @@ use rand_chacha::ChaCha8Rng;
 pub fn seed(test: &str) -> u64 {
     let seed = match std::env::var("DITTO_SEED") {
         Ok(s) => s.parse().expect("DITTO_SEED must be an unsigned integer"),
-        Err(_) => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64,
+        Err(_) => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64,
     };
     println!("{test}: seed {seed} (replay with DITTO_SEED={seed})");
     seed

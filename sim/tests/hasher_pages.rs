@@ -1,8 +1,8 @@
 //! Page-level cosimulation of every configuration's hasher against the `sha1`
 //! crate: fixed pages, 10,000+ seeded random pages with random stalls on both
 //! handshakes, reset in the middle of a page, and the waveform a failure writes.
-use ditto_sim::testkit as common;
 use ditto_sim::hasher::{first_mismatch, sha1_of, HashError, HasherSim, Recording, Stalls};
+use ditto_sim::testkit as common;
 use rand::Rng;
 
 #[test]
@@ -55,7 +55,8 @@ fn reset_mid_page_drops_the_partial_page() {
         let first: Vec<[u8; 4096]> = (0..3).map(|_| common::random_page(&mut rng)).collect();
         // Start three pages, then reset after a page and a half has gone in.
         let m = sim.model_mut();
-        let (word_in, word_valid, reset) = (m.input("word_in").unwrap(), m.input("word_valid").unwrap(), m.input("reset").unwrap());
+        let (word_in, word_valid, reset) =
+            (m.input("word_in").unwrap(), m.input("word_valid").unwrap(), m.input("reset").unwrap());
         let word_ready = m.port("word_ready").unwrap();
         let digest_ready = m.input("digest_ready").unwrap();
         m.set(digest_ready, 1);

@@ -61,7 +61,11 @@ fn bloom_false_positive_is_detected_and_the_filter_rebuilt() {
             let mut r = rng(1);
             let bb = config.index_bucket_bits;
             let (sa, sb, sc) = covering_signatures();
-            let (a, b, c) = (workload::fp_with(&mut r, 5, sa, bb), workload::fp_with(&mut r, 5, sb, bb), workload::fp_with(&mut r, 5, sc, bb));
+            let (a, b, c) = (
+                workload::fp_with(&mut r, 5, sa, bb),
+                workload::fp_with(&mut r, 5, sb, bb),
+                workload::fp_with(&mut r, 5, sc, bb),
+            );
             let rsp = exec(sim, golden, &[insert(a), insert(b), deref(a), lookup(c), insert(c), lookup(a)]);
             assert_eq!(rsp[2].status, Status::Freed);
             // c is absent, but a's stale bits and b's cover it: a false
@@ -109,7 +113,11 @@ fn full_chain_is_refused_with_err_full_and_the_index_keeps_serving() {
         assert_eq!((rsp[WAYS].status, rsp[WAYS].entry), (Status::ErrFull, 0), "the ninth fingerprint of a bucket");
         assert_eq!((rsp[WAYS + 1].status, rsp[WAYS + 1].refcount), (Status::Duplicate, 2), "duplicates still found");
         assert_eq!(rsp[WAYS + 2].status, Status::Freed);
-        assert_eq!((rsp[WAYS + 3].status, rsp[WAYS + 3].entry as usize), (Status::New, 9 * WAYS), "the freed way is reused");
+        assert_eq!(
+            (rsp[WAYS + 3].status, rsp[WAYS + 3].entry as usize),
+            (Status::New, 9 * WAYS),
+            "the freed way is reused"
+        );
         assert_eq!(rsp[WAYS + 4].status, Status::Found);
     });
 }
@@ -129,7 +137,8 @@ fn full_table_holds_every_entry_then_refuses_new_fingerprints() {
         // Every entry is still there, and one freed entry takes a new one.
         let again = exec(sim, golden, &fps.iter().map(|f| lookup(*f)).collect::<Vec<_>>());
         assert!(again.iter().all(|r| r.status == Status::Found && r.refcount == 1));
-        let rsp = exec(sim, golden, &[Command::deref_entry(1234, 0), insert(workload::fp_with(&mut r, 1234 / 8, 7, bb))]);
+        let rsp =
+            exec(sim, golden, &[Command::deref_entry(1234, 0), insert(workload::fp_with(&mut r, 1234 / 8, 7, bb))]);
         assert_eq!((rsp[0].status, rsp[1].status, rsp[1].entry), (Status::Freed, Status::New, 1234));
     });
 }
@@ -143,7 +152,10 @@ fn signature_collision_is_never_merged() {
         assert_eq!(signature_of(&a), signature_of(&b));
         let rsp = exec(sim, golden, &[insert(a), insert(b), lookup(b), deref(a), lookup(b), lookup(a)]);
         assert_eq!((rsp[0].status, rsp[0].entry), (Status::New, 24));
-        assert_eq!((rsp[1].status, rsp[1].entry, rsp[1].flags & flag::SIGNATURE_MISS), (Status::New, 25, flag::SIGNATURE_MISS));
+        assert_eq!(
+            (rsp[1].status, rsp[1].entry, rsp[1].flags & flag::SIGNATURE_MISS),
+            (Status::New, 25, flag::SIGNATURE_MISS)
+        );
         assert_eq!((rsp[2].status, rsp[2].entry), (Status::Found, 25));
         assert_eq!((rsp[4].status, rsp[4].entry), (Status::Found, 25));
         assert_eq!(rsp[5].status, Status::Absent);
@@ -205,7 +217,7 @@ fn every_error_gets_a_status_and_the_index_keeps_serving() {
             Command::deref_entry(17, 0),
             deref(fp),
         ];
-        cmds.extend(std::iter::repeat(insert(fp)).take(REFCOUNT_MAX as usize + 1));
+        cmds.extend(std::iter::repeat_n(insert(fp), REFCOUNT_MAX as usize + 1));
         cmds.push(lookup(fp));
         let rsp = exec(sim, golden, &cmds);
         assert_eq!(rsp[0].status, Status::ErrMalformed, "unknown opcode");

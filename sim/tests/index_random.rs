@@ -8,13 +8,17 @@ use ditto_hw::config::{CU, LARGE};
 use ditto_hw::index::model::IndexModel;
 use ditto_hw::index::Status;
 use ditto_hw::Config;
-use std::collections::BTreeMap;
 use ditto_sim::index::{model_name, workload, IndexSetup, IndexSim, MemTiming, Traffic};
 use ditto_sim::testkit::{cosim, rng, seed};
 use rand::Rng;
+use std::collections::BTreeMap;
 
 /// One phase: a workload, with its own stall pattern.
-fn phases(config: &Config, r: &mut rand_chacha::ChaCha8Rng, scale: usize) -> Vec<(&'static str, Vec<ditto_hw::index::model::Command>)> {
+fn phases(
+    config: &Config,
+    r: &mut rand_chacha::ChaCha8Rng,
+    scale: usize,
+) -> Vec<(&'static str, Vec<ditto_hw::index::model::Command>)> {
     let capacity = config.index_entries();
     let bb = config.index_bucket_bits;
     vec![

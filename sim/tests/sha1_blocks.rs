@@ -22,8 +22,12 @@ fn padded(msg: &[u8]) -> Vec<u8> {
 /// Runs one page through a `sha1_engine` model; returns the chaining value
 /// after every data block and the page digest.
 fn engine_run(m: &mut Model, page: &[u8; 4096]) -> (Vec<[u8; 20]>, [u8; 20]) {
-    let (reset, word_in, word_valid, word_ready) =
-        (m.input("reset").unwrap(), m.input("word_in").unwrap(), m.input("word_valid").unwrap(), m.port("word_ready").unwrap());
+    let (reset, word_in, word_valid, word_ready) = (
+        m.input("reset").unwrap(),
+        m.input("word_in").unwrap(),
+        m.input("word_valid").unwrap(),
+        m.port("word_ready").unwrap(),
+    );
     let (digest, digest_valid, digest_ready) =
         (m.port("digest").unwrap(), m.port("digest_valid").unwrap(), m.input("digest_ready").unwrap());
     let (chain, chain_valid) = (m.port("chain").unwrap(), m.port("chain_valid").unwrap());

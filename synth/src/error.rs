@@ -12,10 +12,7 @@ pub enum SynthError {
         "`{tool}` was not found on PATH; install it with `apt-get install {package}` \
          (Debian package `{package}`) and run again"
     )]
-    ToolMissing {
-        tool: &'static str,
-        package: &'static str,
-    },
+    ToolMissing { tool: &'static str, package: &'static str },
 
     /// A tool ran and exited with a failure status.
     #[error(
@@ -23,12 +20,7 @@ pub enum SynthError {
          (full log: {}):\n{excerpt}",
         .log_path.display()
     )]
-    ToolFailed {
-        tool: &'static str,
-        status: ExitStatus,
-        log_path: PathBuf,
-        excerpt: String,
-    },
+    ToolFailed { tool: &'static str, status: ExitStatus, log_path: PathBuf, excerpt: String },
 
     /// Yosys synthesized the design but warned about undriven wires,
     /// conflicting drivers or combinational loops, which mean broken hardware.
@@ -38,10 +30,7 @@ pub enum SynthError {
         .log_path.display(),
         .problems.join("\n")
     )]
-    DesignProblems {
-        log_path: PathBuf,
-        problems: Vec<String>,
-    },
+    DesignProblems { log_path: PathBuf, problems: Vec<String> },
 
     /// The design needs more of a resource than the device has.
     #[error(
@@ -51,12 +40,7 @@ pub enum SynthError {
         resource_name(.resource),
         .log_path.display()
     )]
-    PlacementFailed {
-        resource: String,
-        used: u64,
-        available: u64,
-        log_path: PathBuf,
-    },
+    PlacementFailed { resource: String, used: u64, available: u64, log_path: PathBuf },
 
     /// No nextpnr seed reached the target frequency. The report and the best
     /// seed's place-and-route outputs are kept; no bitstream is written.
@@ -67,11 +51,7 @@ pub enum SynthError {
          (report: {})",
         .report_path.display()
     )]
-    TimingNotMet {
-        fmax_mhz: f64,
-        target_mhz: f64,
-        report_path: PathBuf,
-    },
+    TimingNotMet { fmax_mhz: f64, target_mhz: f64, report_path: PathBuf },
 
     /// nextpnr found no clock, so there is no frequency to check.
     #[error(
@@ -119,9 +99,6 @@ fn resource_name(resource: &str) -> String {
 impl SynthError {
     /// Wraps an I/O error with a sentence saying what was being done.
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
-        SynthError::Io {
-            context: context.into(),
-            source,
-        }
+        SynthError::Io { context: context.into(), source }
     }
 }

@@ -133,26 +133,13 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
     }
     let verilog = canonical(&req.verilog, "Verilog file")?;
     let pcf = canonical(&req.pcf, "PCF file")?;
-    fs::create_dir_all(&req.out_dir).map_err(|err| {
-        SynthError::io(
-            format!(
-                "could not create output directory {}",
-                req.out_dir.display()
-            ),
-            err,
-        )
-    })?;
+    fs::create_dir_all(&req.out_dir)
+        .map_err(|err| SynthError::io(format!("could not create output directory {}", req.out_dir.display()), err))?;
     let out_dir = canonical(&req.out_dir, "output directory")?;
     let out = |name: &str| out_dir.join(name);
-    for stale in [
-        NETLIST_FILE,
-        ASC_FILE,
-        NEXTPNR_REPORT_FILE,
-        NEXTPNR_LOG_FILE,
-        BITSTREAM_FILE,
-        ICEPACK_LOG_FILE,
-        REPORT_FILE,
-    ] {
+    for stale in
+        [NETLIST_FILE, ASC_FILE, NEXTPNR_REPORT_FILE, NEXTPNR_LOG_FILE, BITSTREAM_FILE, ICEPACK_LOG_FILE, REPORT_FILE]
+    {
         tools::remove_if_exists(&out(stale))?;
     }
 
@@ -162,11 +149,7 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
     let synthesis = yosys::synthesize(&verilog, &req.top, &out_dir, Some(NETLIST_FILE))?;
     let netlist = out(NETLIST_FILE);
 
-    let kept = PnrOutputs {
-        asc: out(ASC_FILE),
-        report: out(NEXTPNR_REPORT_FILE),
-        log: out(NEXTPNR_LOG_FILE),
-    };
+    let kept = PnrOutputs { asc: out(ASC_FILE), report: out(NEXTPNR_REPORT_FILE), log: out(NEXTPNR_LOG_FILE) };
     let mut seeds_tried = Vec::new();
     let mut best: Option<(u64, PnrResult)> = None;
     for &seed in &req.seeds {
@@ -180,16 +163,9 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
             return Err(SynthError::NoClockDomain { log_path: run.log });
         };
         let timing_met = result.timing_met();
-        seeds_tried.push(SeedAttempt {
-            seed,
-            fmax_mhz,
-            timing_met,
-        });
+        seeds_tried.push(SeedAttempt { seed, fmax_mhz, timing_met });
 
-        let improves = best
-            .as_ref()
-            .and_then(|(_, b)| b.worst_ratio())
-            .is_none_or(|best_ratio| ratio > best_ratio);
+        let improves = best.as_ref().and_then(|(_, b)| b.worst_ratio()).is_none_or(|best_ratio| ratio > best_ratio);
         if improves {
             keep(&run, &kept)?;
             best = Some((seed, result));
@@ -205,20 +181,12 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
     let timing_met = pnr.timing_met();
 
     let bitstream = out(BITSTREAM_FILE);
-    let packed = if timing_met {
-        pack(&kept.asc, &bitstream, &out(ICEPACK_LOG_FILE))
-    } else {
-        Ok(())
-    };
+    let packed = if timing_met { pack(&kept.asc, &bitstream, &out(ICEPACK_LOG_FILE)) } else { Ok(()) };
 
-    let lc = pnr
-        .utilization
-        .get("ICESTORM_LC")
-        .copied()
-        .ok_or_else(|| SynthError::Parse {
-            path: kept.report.clone(),
-            detail: "its utilization lists no ICESTORM_LC".into(),
-        })?;
+    let lc = pnr.utilization.get("ICESTORM_LC").copied().ok_or_else(|| SynthError::Parse {
+        path: kept.report.clone(),
+        detail: "its utilization lists no ICESTORM_LC".into(),
+    })?;
     let stats = synthesis.stats;
     let report = FlowReport {
         board: req.board.clone(),
@@ -253,11 +221,7 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
     if timing_met {
         Ok(report)
     } else {
-        Err(SynthError::TimingNotMet {
-            fmax_mhz: report.fmax_mhz,
-            target_mhz: req.target_mhz,
-            report_path,
-        })
+        Err(SynthError::TimingNotMet { fmax_mhz: report.fmax_mhz, target_mhz: req.target_mhz, report_path })
     }
 }
 
@@ -267,39 +231,26 @@ fn validate(req: &FlowRequest) -> Result<(), SynthError> {
         return invalid("no nextpnr seeds given; pass at least one, e.g. `seeds: vec![1]`".into());
     }
     if let Some(seed) = req.seeds.iter().find(|&&s| s > MAX_SEED) {
-        return invalid(format!(
-            "seed {seed} is too large: nextpnr takes seeds up to {MAX_SEED}"
-        ));
+        return invalid(format!("seed {seed} is too large: nextpnr takes seeds up to {MAX_SEED}"));
     }
     if !nextpnr::PACKAGES.contains(&req.package.as_str()) {
-        return invalid(format!(
-            "package `{}` is not one of {}",
-            req.package,
-            nextpnr::PACKAGES.join(", ")
-        ));
+        return invalid(format!("package `{}` is not one of {}", req.package, nextpnr::PACKAGES.join(", ")));
     }
     if !(req.target_mhz.is_finite() && req.target_mhz > 0.0) {
-        return invalid(format!(
-            "target frequency {} MHz is not a positive number",
-            req.target_mhz
-        ));
+        return invalid(format!("target frequency {} MHz is not a positive number", req.target_mhz));
     }
     Ok(())
 }
 
 fn canonical(path: &Path, what: &str) -> Result<PathBuf, SynthError> {
-    path.canonicalize()
-        .map_err(|err| SynthError::io(format!("{what} {} is not accessible", path.display()), err))
+    path.canonicalize().map_err(|err| SynthError::io(format!("{what} {} is not accessible", path.display()), err))
 }
 
 /// Moves a seed's asc and report to the kept names and copies its log
 /// (the per-seed log stays for comparison).
 fn keep(run: &PnrOutputs, kept: &PnrOutputs) -> Result<(), SynthError> {
     let failed = |from: &Path, to: &Path, err| {
-        SynthError::io(
-            format!("could not keep {} as {}", from.display(), to.display()),
-            err,
-        )
+        SynthError::io(format!("could not keep {} as {}", from.display(), to.display()), err)
     };
     for (from, to) in [(&run.asc, &kept.asc), (&run.report, &kept.report)] {
         fs::rename(from, to).map_err(|err| failed(from, to, err))?;
@@ -313,8 +264,7 @@ fn pack(asc: &Path, bitstream: &Path, log_path: &Path) -> Result<(), SynthError>
     let output = ICEPACK.run([asc, bitstream], None)?;
     let mut log = output.stdout.clone();
     log.extend_from_slice(&output.stderr);
-    fs::write(log_path, log)
-        .map_err(|err| SynthError::io(format!("could not write {}", log_path.display()), err))?;
+    fs::write(log_path, log).map_err(|err| SynthError::io(format!("could not write {}", log_path.display()), err))?;
     if output.status.success() {
         Ok(())
     } else {
@@ -324,11 +274,10 @@ fn pack(asc: &Path, bitstream: &Path, log_path: &Path) -> Result<(), SynthError>
 }
 
 fn write_report(report: &FlowReport, path: &Path) -> Result<(), SynthError> {
-    let mut json = serde_json::to_string_pretty(report)
-        .expect("a FlowReport always serializes: it has only plain fields");
+    let mut json =
+        serde_json::to_string_pretty(report).expect("a FlowReport always serializes: it has only plain fields");
     json.push('\n');
-    fs::write(path, json)
-        .map_err(|err| SynthError::io(format!("could not write {}", path.display()), err))
+    fs::write(path, json).map_err(|err| SynthError::io(format!("could not write {}", path.display()), err))
 }
 
 #[cfg(test)]
@@ -353,32 +302,14 @@ mod tests {
     fn requests_are_validated() {
         assert!(validate(&request()).is_ok());
         let bad = [
-            FlowRequest {
-                seeds: vec![],
-                ..request()
-            },
-            FlowRequest {
-                seeds: vec![1, MAX_SEED + 1],
-                ..request()
-            },
-            FlowRequest {
-                target_mhz: 0.0,
-                ..request()
-            },
-            FlowRequest {
-                target_mhz: f64::NAN,
-                ..request()
-            },
-            FlowRequest {
-                package: "tq144".into(),
-                ..request()
-            },
+            FlowRequest { seeds: vec![], ..request() },
+            FlowRequest { seeds: vec![1, MAX_SEED + 1], ..request() },
+            FlowRequest { target_mhz: 0.0, ..request() },
+            FlowRequest { target_mhz: f64::NAN, ..request() },
+            FlowRequest { package: "tq144".into(), ..request() },
         ];
         for req in bad {
-            assert!(
-                matches!(validate(&req), Err(SynthError::InvalidRequest(_))),
-                "{req:?}"
-            );
+            assert!(matches!(validate(&req), Err(SynthError::InvalidRequest(_))), "{req:?}");
         }
     }
 }

@@ -29,8 +29,8 @@ mod yosys;
 
 pub use error::SynthError;
 pub use flow::{
-    run_ice40_flow, FlowReport, FlowRequest, SeedAttempt, ASC_FILE, BITSTREAM_FILE,
-    ICEPACK_LOG_FILE, NETLIST_FILE, NEXTPNR_LOG_FILE, NEXTPNR_REPORT_FILE, REPORT_FILE,
+    run_ice40_flow, FlowReport, FlowRequest, SeedAttempt, ASC_FILE, BITSTREAM_FILE, ICEPACK_LOG_FILE, NETLIST_FILE,
+    NEXTPNR_LOG_FILE, NEXTPNR_REPORT_FILE, REPORT_FILE,
 };
 pub use nextpnr::{ClockTiming, Utilization, PACKAGE};
 pub use stats::YosysStats;

@@ -58,10 +58,7 @@ impl PnrResult {
     /// Achieved over required frequency for the worst clock: at least 1.0
     /// when timing is met. Used to rank seeds.
     pub fn worst_ratio(&self) -> Option<f64> {
-        self.clocks
-            .iter()
-            .map(|c| c.fmax_mhz / c.constraint_mhz)
-            .reduce(f64::min)
+        self.clocks.iter().map(|c| c.fmax_mhz / c.constraint_mhz).reduce(f64::min)
     }
 
     pub fn timing_met(&self) -> bool {
@@ -136,17 +133,10 @@ pub(crate) fn place_and_route(
         return Err(NEXTPNR.failed(&output, &out.log));
     }
 
-    let report_text = fs::read_to_string(&out.report).map_err(|err| {
-        SynthError::io(
-            format!("nextpnr did not write its report {}", out.report.display()),
-            err,
-        )
-    })?;
-    let report: ReportJson =
-        serde_json::from_str(&report_text).map_err(|err| SynthError::Parse {
-            path: out.report.clone(),
-            detail: err.to_string(),
-        })?;
+    let report_text = fs::read_to_string(&out.report)
+        .map_err(|err| SynthError::io(format!("nextpnr did not write its report {}", out.report.display()), err))?;
+    let report: ReportJson = serde_json::from_str(&report_text)
+        .map_err(|err| SynthError::Parse { path: out.report.clone(), detail: err.to_string() })?;
     let clocks = report
         .fmax
         .into_iter()
@@ -157,11 +147,7 @@ pub(crate) fn place_and_route(
             met: f.achieved >= f.constraint,
         })
         .collect();
-    Ok(PnrResult {
-        clocks,
-        utilization: report.utilization,
-        unconstrained_io: unconstrained_io(&log),
-    })
+    Ok(PnrResult { clocks, utilization: report.utilization, unconstrained_io: unconstrained_io(&log) })
 }
 
 /// Reads the last "Device utilisation" block of a nextpnr log, whose lines
@@ -182,10 +168,7 @@ fn utilisation_from_log(log: &str) -> BTreeMap<String, Utilization> {
             let available = rest.split_whitespace().next()?;
             Some((
                 name.trim().to_owned(),
-                Utilization {
-                    used: used.trim().parse().ok()?,
-                    available: available.parse().ok()?,
-                },
+                Utilization { used: used.trim().parse().ok()?, available: available.parse().ok()? },
             ))
         })
         .collect()
@@ -193,9 +176,7 @@ fn utilisation_from_log(log: &str) -> BTreeMap<String, Utilization> {
 
 /// The first resource the design needs more of than the device has.
 fn overused_resource(log: &str) -> Option<(String, Utilization)> {
-    utilisation_from_log(log)
-        .into_iter()
-        .find(|(_, u)| u.used > u.available)
+    utilisation_from_log(log).into_iter().find(|(_, u)| u.used > u.available)
 }
 
 /// Ports named in `Warning: IO 'q[7]' is unconstrained in PCF ...` lines.
@@ -236,22 +217,10 @@ ERROR: Unable to place cell 'r_SB_DFF_Q_791_DFFLC', no BELs remaining to impleme
     fn utilisation_block_is_parsed() {
         let usage = utilisation_from_log(OVERFULL_LOG);
         assert_eq!(usage.len(), 6);
-        assert_eq!(
-            usage["ICESTORM_RAM"],
-            Utilization {
-                used: 0,
-                available: 32
-            }
-        );
+        assert_eq!(usage["ICESTORM_RAM"], Utilization { used: 0, available: 32 });
         let (resource, lc) = overused_resource(OVERFULL_LOG).unwrap();
         assert_eq!(resource, "ICESTORM_LC");
-        assert_eq!(
-            lc,
-            Utilization {
-                used: 9001,
-                available: 7680
-            }
-        );
+        assert_eq!(lc, Utilization { used: 9001, available: 7680 });
     }
 
     #[test]

@@ -58,11 +58,7 @@ impl YosysStats {
 
     fn from_cells(cells_by_type: BTreeMap<String, u64>) -> Self {
         let count = |matches: fn(&str) -> bool| -> u64 {
-            cells_by_type
-                .iter()
-                .filter(|(cell, _)| matches(cell))
-                .map(|(_, n)| n)
-                .sum()
+            cells_by_type.iter().filter(|(cell, _)| matches(cell)).map(|(_, n)| n).sum()
         };
         YosysStats {
             luts: count(|c| c == "SB_LUT4"),
@@ -123,10 +119,7 @@ mod tests {
             "\\a": {"num_cells_by_type": {"SB_LUT4": 2, "SB_DFFE": 1}},
             "\\b": {"num_cells_by_type": {"SB_LUT4": 3}}}}"#;
         let stats = YosysStats::from_stat_json(text).unwrap();
-        assert_eq!(
-            (stats.luts, stats.dffs, stats.carries, stats.ebrs),
-            (5, 1, 0, 0)
-        );
+        assert_eq!((stats.luts, stats.dffs, stats.carries, stats.ebrs), (5, 1, 0, 0));
     }
 
     #[test]

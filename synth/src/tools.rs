@@ -15,30 +15,18 @@ pub(crate) struct Tool {
     pub package: &'static str,
 }
 
-pub(crate) const YOSYS: Tool = Tool {
-    name: "yosys",
-    package: "yosys",
-};
+pub(crate) const YOSYS: Tool = Tool { name: "yosys", package: "yosys" };
 
-pub(crate) const NEXTPNR: Tool = Tool {
-    name: "nextpnr-ice40",
-    package: "nextpnr-ice40",
-};
+pub(crate) const NEXTPNR: Tool = Tool { name: "nextpnr-ice40", package: "nextpnr-ice40" };
 
-pub(crate) const ICEPACK: Tool = Tool {
-    name: "icepack",
-    package: "fpga-icestorm",
-};
+pub(crate) const ICEPACK: Tool = Tool { name: "icepack", package: "fpga-icestorm" };
 
 /// Most lines of a log quoted in an error message.
 const EXCERPT_LINES: usize = 30;
 
 impl Tool {
     fn missing(self) -> SynthError {
-        SynthError::ToolMissing {
-            tool: self.name,
-            package: self.package,
-        }
+        SynthError::ToolMissing { tool: self.name, package: self.package }
     }
 
     /// Fails with [`SynthError::ToolMissing`] unless the tool is on `PATH`.
@@ -73,12 +61,8 @@ impl Tool {
     /// The first line the tool prints for `--version`.
     pub fn version(self) -> Result<String, SynthError> {
         let output = self.run(["--version"], None)?;
-        let text = String::from_utf8_lossy(if output.stdout.is_empty() {
-            &output.stderr
-        } else {
-            &output.stdout
-        })
-        .into_owned();
+        let text = String::from_utf8_lossy(if output.stdout.is_empty() { &output.stderr } else { &output.stdout })
+            .into_owned();
         let line = text.lines().map(str::trim).find(|l| !l.is_empty());
         match (output.status.success(), line) {
             (true, Some(line)) => Ok(line.to_owned()),
@@ -145,10 +129,7 @@ fn error_lines(log: &str) -> Vec<String> {
 
 fn tail(text: &str, count: usize) -> Vec<String> {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(count)..]
-        .iter()
-        .map(|l| l.trim_end().to_owned())
-        .collect()
+    lines[lines.len().saturating_sub(count)..].iter().map(|l| l.trim_end().to_owned()).collect()
 }
 
 fn excerpt_of_tail(text: &str) -> String {
@@ -158,10 +139,9 @@ fn excerpt_of_tail(text: &str) -> String {
 /// Removes a file if it exists.
 pub(crate) fn remove_if_exists(path: &Path) -> Result<(), SynthError> {
     match fs::remove_file(path) {
-        Err(err) if err.kind() != io::ErrorKind::NotFound => Err(SynthError::io(
-            format!("could not remove stale output {}", path.display()),
-            err,
-        )),
+        Err(err) if err.kind() != io::ErrorKind::NotFound => {
+            Err(SynthError::io(format!("could not remove stale output {}", path.display()), err))
+        }
         _ => Ok(()),
     }
 }
@@ -183,15 +163,9 @@ mod tests {
 
     #[test]
     fn missing_tool_names_its_package() {
-        let tool = Tool {
-            name: "surely-not-a-real-tool-ditto",
-            package: "some-package",
-        };
+        let tool = Tool { name: "surely-not-a-real-tool-ditto", package: "some-package" };
         let err = tool.ensure_installed().unwrap_err();
-        assert!(
-            err.to_string().contains("apt-get install some-package"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("apt-get install some-package"), "{err}");
         let err = tool.run(["--version"], None).unwrap_err();
         assert!(matches!(err, SynthError::ToolMissing { .. }), "{err}");
     }

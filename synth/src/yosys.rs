@@ -16,12 +16,8 @@ const STAT_FILE: &str = "yosys-stat.json";
 
 /// Warnings of yosys' `check` pass (run by `synth_ice40`) that mean the
 /// hardware is broken, matched case-insensitively.
-const BROKEN_DESIGN_WARNINGS: [&str; 4] = [
-    "is used but has no driver",
-    "multiple conflicting drivers",
-    "found logic loop",
-    "combinational loop",
-];
+const BROKEN_DESIGN_WARNINGS: [&str; 4] =
+    ["is used but has no driver", "multiple conflicting drivers", "found logic loop", "combinational loop"];
 
 /// What a successful yosys run produced.
 pub(crate) struct Synthesis {
@@ -72,26 +68,13 @@ pub(crate) fn synthesize(
         return Err(YOSYS.failed(&output, &log_path));
     }
 
-    let stat_text = fs::read_to_string(&stat_path).map_err(|err| {
-        SynthError::io(
-            format!(
-                "yosys did not write its statistics to {}",
-                stat_path.display()
-            ),
-            err,
-        )
-    })?;
-    let stats = YosysStats::from_stat_json(&stat_text).map_err(|detail| SynthError::Parse {
-        path: stat_path,
-        detail,
-    })?;
+    let stat_text = fs::read_to_string(&stat_path)
+        .map_err(|err| SynthError::io(format!("yosys did not write its statistics to {}", stat_path.display()), err))?;
+    let stats =
+        YosysStats::from_stat_json(&stat_text).map_err(|detail| SynthError::Parse { path: stat_path, detail })?;
     let log = fs::read_to_string(&log_path)
         .map_err(|err| SynthError::io(format!("could not read {}", log_path.display()), err))?;
-    Ok(Synthesis {
-        stats,
-        problems: broken_design_warnings(&log),
-        log_path,
-    })
+    Ok(Synthesis { stats, problems: broken_design_warnings(&log), log_path })
 }
 
 /// The top module's name goes into a yosys script, so it must be a plain
@@ -99,15 +82,11 @@ pub(crate) fn synthesize(
 fn validate_top(top: &str) -> Result<(), SynthError> {
     let plain = !top.is_empty()
         && !top.starts_with(|c: char| c.is_ascii_digit())
-        && top
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        && top.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
     if plain {
         Ok(())
     } else {
-        Err(SynthError::InvalidRequest(format!(
-            "top module name {top:?} is not a plain Verilog identifier"
-        )))
+        Err(SynthError::InvalidRequest(format!("top module name {top:?} is not a plain Verilog identifier")))
     }
 }
 
@@ -122,9 +101,7 @@ fn broken_design_warnings(log: &str) -> Vec<String> {
             continue;
         }
         let mut problem = line.trim_end().to_owned();
-        while let Some(detail) =
-            lines.next_if(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty())
-        {
+        while let Some(detail) = lines.next_if(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty()) {
             problem.push('\n');
             problem.push_str(detail.trim_end());
         }
@@ -153,10 +130,7 @@ pub fn check_synthesizable(verilog_source: &str, top: &str) -> Result<YosysStats
 
     let synthesis = synthesize(&verilog, top, &work_dir, None)?;
     if !synthesis.problems.is_empty() {
-        return Err(SynthError::DesignProblems {
-            log_path: synthesis.log_path,
-            problems: synthesis.problems,
-        });
+        return Err(SynthError::DesignProblems { log_path: synthesis.log_path, problems: synthesis.problems });
     }
     // Best effort: a leftover directory in the temporary folder is harmless.
     let _ = fs::remove_dir_all(&work_dir);
@@ -166,20 +140,14 @@ pub fn check_synthesizable(verilog_source: &str, top: &str) -> Result<YosysStats
 /// A new, empty directory under the system's temporary directory.
 fn unique_temp_dir() -> Result<PathBuf, SynthError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!(
         "ditto-synth-{}-{}-{nanos}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
-    fs::create_dir_all(&dir).map_err(|err| {
-        SynthError::io(
-            format!("could not create work directory {}", dir.display()),
-            err,
-        )
-    })?;
+    fs::create_dir_all(&dir)
+        .map_err(|err| SynthError::io(format!("could not create work directory {}", dir.display()), err))?;
     Ok(dir)
 }
 

@@ -8,8 +8,8 @@ use std::fs;
 use std::path::PathBuf;
 
 use ditto_synth::{
-    check_synthesizable, run_ice40_flow, FlowReport, FlowRequest, SynthError, ASC_FILE,
-    BITSTREAM_FILE, NEXTPNR_LOG_FILE, REPORT_FILE,
+    check_synthesizable, run_ice40_flow, FlowReport, FlowRequest, SynthError, ASC_FILE, BITSTREAM_FILE,
+    NEXTPNR_LOG_FILE, REPORT_FILE,
 };
 
 /// An 8-bit accumulator: 8 LUTs, 7 carries and 8 flip-flops on the iCE40.
@@ -89,10 +89,7 @@ fn read_report(out_dir: &std::path::Path) -> (serde_json::Value, FlowReport) {
     let text = fs::read_to_string(out_dir.join(REPORT_FILE)).expect("report.json was written");
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     for key in REPORT_KEYS {
-        assert!(
-            value.get(key).is_some(),
-            "report.json lacks `{key}`:\n{text}"
-        );
+        assert!(value.get(key).is_some(), "report.json lacks `{key}`:\n{text}");
     }
     (value, serde_json::from_str(&text).unwrap())
 }
@@ -108,15 +105,9 @@ fn accumulator_synthesizes() {
 
 #[test]
 fn syntax_error_is_quoted() {
-    let source =
-        "module top(input clock, output reg q);\n  always @(posedge clock) q <= ~q\nendmodule\n";
+    let source = "module top(input clock, output reg q);\n  always @(posedge clock) q <= ~q\nendmodule\n";
     match check_synthesizable(source, "top") {
-        Err(SynthError::ToolFailed {
-            tool,
-            excerpt,
-            log_path,
-            ..
-        }) => {
+        Err(SynthError::ToolFailed { tool, excerpt, log_path, .. }) => {
             assert_eq!(tool, "yosys");
             assert!(excerpt.contains("ERROR"), "{excerpt}");
             assert!(excerpt.contains("syntax error"), "{excerpt}");
@@ -161,49 +152,25 @@ endmodule
 #[test]
 fn flow_meets_100_mhz_and_writes_bitstream() {
     let (design, out) = workspace("meets", ACCUMULATOR);
-    let report = run_ice40_flow(&request(design, out.clone(), 100.0, vec![1, 2]))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let report = run_ice40_flow(&request(design, out.clone(), 100.0, vec![1, 2])).unwrap_or_else(|e| panic!("{e}"));
 
     assert!(report.timing_met);
     assert!(report.fmax_mhz >= 100.0, "{report:?}");
     assert_eq!(report.seed, 1);
-    assert_eq!(
-        report.seeds_tried.len(),
-        1,
-        "should stop at the first good seed"
-    );
+    assert_eq!(report.seeds_tried.len(), 1, "should stop at the first good seed");
     assert_eq!((report.dffs, report.carries), (8, 7));
     assert!(report.luts > 0);
-    assert!(
-        report.logic_cells > 0 && report.logic_cells < 100,
-        "{report:?}"
-    );
+    assert!(report.logic_cells > 0 && report.logic_cells < 100, "{report:?}");
     assert_eq!(report.logic_cells_available, 7680);
     assert_eq!(report.clocks.len(), 1);
-    assert!(
-        report.yosys_version.starts_with("Yosys"),
-        "{}",
-        report.yosys_version
-    );
-    assert!(
-        report.nextpnr_version.contains("nextpnr"),
-        "{}",
-        report.nextpnr_version
-    );
+    assert!(report.yosys_version.starts_with("Yosys"), "{}", report.yosys_version);
+    assert!(report.nextpnr_version.contains("nextpnr"), "{}", report.nextpnr_version);
     // `a` and `q` are not board pins, so nextpnr placed them freely.
-    assert_eq!(
-        report.unconstrained_io.len(),
-        16,
-        "{:?}",
-        report.unconstrained_io
-    );
+    assert_eq!(report.unconstrained_io.len(), 16, "{:?}", report.unconstrained_io);
 
     let bin = fs::metadata(out.join(BITSTREAM_FILE)).expect("ditto.bin exists");
     assert!(bin.len() > 0);
-    assert_eq!(
-        report.bitstream,
-        Some(out.canonicalize().unwrap().join(BITSTREAM_FILE))
-    );
+    assert_eq!(report.bitstream, Some(out.canonicalize().unwrap().join(BITSTREAM_FILE)));
 
     let (json, from_disk) = read_report(&out);
     assert_eq!(json["timing_met"], true);
@@ -219,12 +186,7 @@ fn flow_reports_timing_failure() {
     fs::write(out.join(BITSTREAM_FILE), b"stale").unwrap();
 
     let err = run_ice40_flow(&request(design, out.clone(), 2000.0, vec![1, 2])).unwrap_err();
-    let SynthError::TimingNotMet {
-        fmax_mhz,
-        target_mhz,
-        report_path,
-    } = &err
-    else {
+    let SynthError::TimingNotMet { fmax_mhz, target_mhz, report_path } = &err else {
         panic!("expected TimingNotMet, got {err:?}");
     };
     assert!(*fmax_mhz > 0.0 && *fmax_mhz < 2000.0, "{err}");
@@ -235,17 +197,10 @@ fn flow_reports_timing_failure() {
     assert_eq!(&out.canonicalize().unwrap().join(REPORT_FILE), report_path);
     assert_eq!(json["timing_met"], false);
     assert_eq!(report.seeds_tried.len(), 2, "every seed is tried");
-    let best = report
-        .seeds_tried
-        .iter()
-        .map(|a| a.fmax_mhz)
-        .fold(f64::MIN, f64::max);
+    let best = report.seeds_tried.iter().map(|a| a.fmax_mhz).fold(f64::MIN, f64::max);
     assert_eq!(report.fmax_mhz, best, "the best seed is kept");
     assert!(report.bitstream.is_none());
-    assert!(
-        !out.join(BITSTREAM_FILE).exists(),
-        "no bitstream without timing"
-    );
+    assert!(!out.join(BITSTREAM_FILE).exists(), "no bitstream without timing");
     assert!(out.join(ASC_FILE).is_file(), "best seed's routing is kept");
     assert!(out.join(NEXTPNR_LOG_FILE).is_file());
 }
@@ -253,13 +208,8 @@ fn flow_reports_timing_failure() {
 #[test]
 fn board_pcf_constrains_every_board_port() {
     let (design, out) = workspace("board", BOARD_PORTS);
-    let report = run_ice40_flow(&request(design, out.clone(), 100.0, vec![1, 2, 3]))
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        report.unconstrained_io.is_empty(),
-        "{:?}",
-        report.unconstrained_io
-    );
+    let report = run_ice40_flow(&request(design, out.clone(), 100.0, vec![1, 2, 3])).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.unconstrained_io.is_empty(), "{:?}", report.unconstrained_io);
     assert_eq!(report.utilization["SB_IO"].used, 12);
     assert!(out.join(BITSTREAM_FILE).is_file());
 }
@@ -269,12 +219,7 @@ fn oversized_design_fails_placement_with_numbers() {
     let (design, out) = workspace("too-big", TOO_BIG);
     let err = run_ice40_flow(&request(design, out, 100.0, vec![1])).unwrap_err();
     match &err {
-        SynthError::PlacementFailed {
-            resource,
-            used,
-            available,
-            ..
-        } => {
+        SynthError::PlacementFailed { resource, used, available, .. } => {
             assert_eq!(resource, "ICESTORM_LC");
             assert!(*used > 9000, "{err}");
             assert_eq!(*available, 7680);

@@ -36,12 +36,14 @@ struct Board<'m> {
 impl<'m> Board<'m> {
     fn new(model: &'m mut Model) -> Self {
         let cfg = ditto_hw::config::CU;
-        let (usb_rx, usb_tx, led) = (model.input("usb_rx").unwrap(), model.port("usb_tx").unwrap(), model.port("led").unwrap());
+        let (usb_rx, usb_tx, led) =
+            (model.input("usb_rx").unwrap(), model.port("usb_tx").unwrap(), model.port("led").unwrap());
         let rst_n = model.input("rst_n").unwrap();
         model.set(rst_n, 1);
         model.set(usb_rx, 1);
         let peer = UartPeer::new(cfg.uart_cycles_per_bit() as u64);
-        let mut board = Self { model, peer, usb_rx, usb_tx, led, parsed: 0, store: HashMap::new(), written: Vec::new(), reads: 0 };
+        let mut board =
+            Self { model, peer, usb_rx, usb_tx, led, parsed: 0, store: HashMap::new(), written: Vec::new(), reads: 0 };
         board.run(POWER_ON_CYCLES);
         board
     }
@@ -131,8 +133,13 @@ fn board_top_dedups_pages_sent_over_the_uart() {
         }
         // Two new pages (each handed over with its SHA-1), two duplicates
         // (each confirmed with one full-fingerprint read).
-        assert_eq!(board.written, vec![(0, sha1_of(&pages[0])), (0, sha1_of(&pages[1]))].into_iter()
-            .map(|(_, fp)| (golden_entry(&mut golden, fp), fp)).collect::<Vec<_>>());
+        assert_eq!(
+            board.written,
+            vec![(0, sha1_of(&pages[0])), (0, sha1_of(&pages[1]))]
+                .into_iter()
+                .map(|(_, fp)| (golden_entry(&mut golden, fp), fp))
+                .collect::<Vec<_>>()
+        );
         assert_eq!(board.reads, 2, "one full-fingerprint read per duplicate");
         assert_eq!(board.peer.framing_errors, 0);
         let leds = board.leds();

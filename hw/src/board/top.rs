@@ -88,8 +88,15 @@ pub struct BoardTop<
     tx_byte: Signal<Local, Bits<8>>,
 }
 
-impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize, const WAB: usize, const MAB: usize>
-    BoardTop<L, NB, FB, FBP1, M, WAB, MAB>
+impl<
+        const L: usize,
+        const NB: usize,
+        const FB: usize,
+        const FBP1: usize,
+        const M: usize,
+        const WAB: usize,
+        const MAB: usize,
+    > BoardTop<L, NB, FB, FBP1, M, WAB, MAB>
 {
     /// The board top of `config`; its hasher and index types must match it.
     pub fn new(config: &Config) -> Self {
@@ -144,15 +151,47 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
     }
 }
 
-impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize, const WAB: usize, const MAB: usize> Logic
-    for BoardTop<L, NB, FB, FBP1, M, WAB, MAB>
+impl<
+        const L: usize,
+        const NB: usize,
+        const FB: usize,
+        const FBP1: usize,
+        const M: usize,
+        const WAB: usize,
+        const MAB: usize,
+    > Logic for BoardTop<L, NB, FB, FBP1, M, WAB, MAB>
 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rst_sync0, rst_sync1, por_count, reset, rx_mode, rx_count, word, assembly, byte_count,
-            word_pending, fp_shift, fp_read_pending, fp_read_tag, fp_answer, page_tag, tx_type, tx_index,
-            heartbeat, results_sent, in_flight, framing_seen, protocol_error, tx_data, tx_fresh, word_taken, overrun_check
+            self,
+            clock,
+            rst_sync0,
+            rst_sync1,
+            por_count,
+            reset,
+            rx_mode,
+            rx_count,
+            word,
+            assembly,
+            byte_count,
+            word_pending,
+            fp_shift,
+            fp_read_pending,
+            fp_read_tag,
+            fp_answer,
+            page_tag,
+            tx_type,
+            tx_index,
+            heartbeat,
+            results_sent,
+            in_flight,
+            framing_seen,
+            protocol_error,
+            tx_data,
+            tx_fresh,
+            word_taken,
+            overrun_check
         );
         clock!(self, clock, hasher, index, uart_rx, uart_tx);
         // Reset: power-on (flip-flops start at zero) or the button, synchronized.
@@ -197,8 +236,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
                 self.assembly.d.next = (self.assembly.q.val() << 8) | bit_cast::<24, 8>(self.uart_rx.data.val());
                 self.byte_count.d.next = self.byte_count.q.val() + 1;
                 if self.byte_count.q.val() == 3 {
-                    self.word.d.next = (bit_cast::<32, 24>(self.assembly.q.val()) << 8)
-                        | bit_cast::<32, 8>(self.uart_rx.data.val());
+                    self.word.d.next =
+                        (bit_cast::<32, 24>(self.assembly.q.val()) << 8) | bit_cast::<32, 8>(self.uart_rx.data.val());
                     self.word_pending.d.next = true;
                     // Overrun: checked on the next clock, against whether the
                     // waiting word was taken on this one (registered, to keep

@@ -29,7 +29,9 @@
 //! false positives, rebuilds that cleared stale bits, signature misses, and
 //! entries in use.
 use super::fsm::LookupFsm;
-use super::{CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, MEM_TAG_BITS, REFCOUNT_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
+use super::{
+    CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, MEM_TAG_BITS, REFCOUNT_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS,
+};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -190,8 +192,18 @@ impl<const M: usize> Logic for FpIndex<M> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, dispatch_seq, collect_seq, clearing, clear_bucket, commands, bloom_negatives,
-            false_positives, rebuilds, signature_misses, entries_used
+            self,
+            clock,
+            dispatch_seq,
+            collect_seq,
+            clearing,
+            clear_bucket,
+            commands,
+            bloom_negatives,
+            false_positives,
+            rebuilds,
+            signature_misses,
+            entries_used
         );
         self.fsm_mask.next = ((self.one4.val() << self.fsm_limit_log2.val()) - 1) & self.max_mask.val();
         self.stat_commands.next = self.commands.q.val();
@@ -332,7 +344,8 @@ impl<const M: usize> Logic for FpIndex<M> {
         if self.clearing.q.val() {
             self.tbl_req_valid.next = true;
             self.tbl_req_write.next = true;
-            self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.clear_bucket.q.val());
+            self.tbl_req_addr.next =
+                self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.clear_bucket.q.val());
             self.tbl_req_wdata.next = 0.into();
             self.tbl_req_tag.next = 0.into();
             if self.tbl_req_ready.val() {

@@ -17,7 +17,9 @@
 //! are requests held until `*_grant`; `tbl_rsp_valid`/`fp_rsp_valid` are this
 //! FSM's responses (already selected by tag), always accepted. `rsp_*` is the
 //! held slot, kept until `rsp_taken`. `active`, `bucket` feed the lock table.
-use super::{BLOOM_BITS, CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, REFCOUNT_BITS, SIG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
+use super::{
+    BLOOM_BITS, CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, REFCOUNT_BITS, SIG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS,
+};
 use rust_hdl::prelude::*;
 
 // FSM states, one-hot in `state` (rust-hdl emits paths as signal names, so
@@ -284,9 +286,50 @@ impl Logic for LookupFsm {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, blocked_r, op, fp, tag, seq_r, entry_r, held_seq_r, bucket_r, entry_way, bloom, occupied, to_issue, to_receive,
-            candidates, rebuilt, walked, read_sig, target_way, hit_rc, write_way, write_fp, write_meta, way_word,
-            meta_word, status, out_refcount, flags, key_bits_r, bloom_covers, hit_onehot, issue_more, more_candidates, stale_with_key, stale_without_key, fp_seen, fp_equal, held_valid, held_tag, held_status, held_entry, held_refcount,
+            self,
+            clock,
+            state,
+            blocked_r,
+            op,
+            fp,
+            tag,
+            seq_r,
+            entry_r,
+            held_seq_r,
+            bucket_r,
+            entry_way,
+            bloom,
+            occupied,
+            to_issue,
+            to_receive,
+            candidates,
+            rebuilt,
+            walked,
+            read_sig,
+            target_way,
+            hit_rc,
+            write_way,
+            write_fp,
+            write_meta,
+            way_word,
+            meta_word,
+            status,
+            out_refcount,
+            flags,
+            key_bits_r,
+            bloom_covers,
+            hit_onehot,
+            issue_more,
+            more_candidates,
+            stale_with_key,
+            stale_without_key,
+            fp_seen,
+            fp_equal,
+            held_valid,
+            held_tag,
+            held_status,
+            held_entry,
+            held_refcount,
             held_flags
         );
         for w in 0..8 {
@@ -392,280 +435,301 @@ impl Logic for LookupFsm {
         }
 
         // --- The state machine ---------------------------------------------
-            if self.state.q.val().get_bit(0) { // IDLE
-                // Only the command is captured here (the start strobe comes
-                // through the dispatcher late in the clock); everything else
-                // is prepared in LOCK_SETTLE.
-                if self.start.val() {
-                    self.op.d.next = self.cmd_op.val();
-                    self.fp.d.next = self.cmd_fp.val();
-                    self.tag.d.next = self.cmd_tag.val();
-                    self.seq_r.d.next = self.cmd_seq.val();
-                    self.entry_r.d.next = self.cmd_entry.val();
-                    if self.cmd_op.val() == 3 {
-                        self.bucket_r.d.next = self.cmd_entry.val().get_bits::<MAX_BUCKET_BITS>(3);
-                    } else {
-                        self.bucket_r.d.next = self.cmd_fp.val().get_bits::<MAX_BUCKET_BITS>(0) & self.bucket_mask.val();
-                    }
-                    self.state.d.next = 32768.into();
-                }
-            }
-            if self.state.q.val().get_bit(15) { // LOCK_SETTLE
-                self.flags.d.next = 0.into();
-                self.out_refcount.d.next = 0.into();
-                self.target_way.d.next = 0.into();
-                self.walked.d.next = false;
-                self.write_way.d.next = false;
-                self.write_fp.d.next = false;
-                self.write_meta.d.next = false;
-                self.entry_way.d.next = self.one8.val() << self.entry_r.q.val().get_bits::<3>(0);
-                self.state.d.next = 2.into();
-                if (self.op.q.val() > 4)
-                    | ((self.op.q.val() == 3)
-                        & ((self.entry_r.q.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
-                {
-                    self.status.d.next = 11.into();
-                    self.state.d.next = 8192.into();
-                }
-            }
-            if self.state.q.val().get_bit(1) { // LOCK
-                if !self.blocked_r.q.val() {
-                    self.state.d.next = 4.into();
-                }
-            }
-            if self.state.q.val().get_bit(2) { // META_REQ
-                self.tbl_req_valid.next = true;
-                self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
-                if self.tbl_grant.val() {
-                    self.state.d.next = 8.into();
-                }
-            }
-            if self.state.q.val().get_bit(3) { // META_WAIT
-                if self.tbl_rsp_valid.val() {
-                    self.bloom.d.next = self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0);
-                    self.occupied.d.next = self.tbl_rsp_rdata.val().get_bits::<8>(32);
-                    self.bloom_covers.d.next = (self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0) & self.key_bits_r.q.val())
-                        == self.key_bits_r.q.val();
-                    self.state.d.next = 16.into();
-                }
-            }
-            if self.state.q.val().get_bit(4) { // CLASSIFY
-                self.rebuilt.d.next = 0.into();
-                self.candidates.d.next = 0.into();
-                if self.op.q.val() == 3 {
-                    if (self.occupied.q.val() & self.entry_way.q.val()) == 0 {
-                        self.status.d.next = 9.into();
-                        self.state.d.next = 8192.into();
-                    } else {
-                        self.to_issue.d.next = self.entry_way.q.val();
-                        self.issue_more.d.next = true;
-                        self.to_receive.d.next = self.entry_way.q.val();
-                        self.state.d.next = 32.into();
-                    }
-                } else if self.bloom_enable.val() & !self.bloom_covers.q.val() {
-                    self.flags.d.next = 1.into();
-                    self.state.d.next = 512.into();
+        if self.state.q.val().get_bit(0) {
+            // IDLE
+            // Only the command is captured here (the start strobe comes
+            // through the dispatcher late in the clock); everything else
+            // is prepared in LOCK_SETTLE.
+            if self.start.val() {
+                self.op.d.next = self.cmd_op.val();
+                self.fp.d.next = self.cmd_fp.val();
+                self.tag.d.next = self.cmd_tag.val();
+                self.seq_r.d.next = self.cmd_seq.val();
+                self.entry_r.d.next = self.cmd_entry.val();
+                if self.cmd_op.val() == 3 {
+                    self.bucket_r.d.next = self.cmd_entry.val().get_bits::<MAX_BUCKET_BITS>(3);
                 } else {
-                    self.walked.d.next = true;
-                    self.to_issue.d.next = self.occupied.q.val();
-                    self.issue_more.d.next = self.occupied.q.val() != 0;
-                    self.to_receive.d.next = self.occupied.q.val();
+                    self.bucket_r.d.next = self.cmd_fp.val().get_bits::<MAX_BUCKET_BITS>(0) & self.bucket_mask.val();
+                }
+                self.state.d.next = 32768.into();
+            }
+        }
+        if self.state.q.val().get_bit(15) {
+            // LOCK_SETTLE
+            self.flags.d.next = 0.into();
+            self.out_refcount.d.next = 0.into();
+            self.target_way.d.next = 0.into();
+            self.walked.d.next = false;
+            self.write_way.d.next = false;
+            self.write_fp.d.next = false;
+            self.write_meta.d.next = false;
+            self.entry_way.d.next = self.one8.val() << self.entry_r.q.val().get_bits::<3>(0);
+            self.state.d.next = 2.into();
+            if (self.op.q.val() > 4)
+                | ((self.op.q.val() == 3)
+                    & ((self.entry_r.q.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
+            {
+                self.status.d.next = 11.into();
+                self.state.d.next = 8192.into();
+            }
+        }
+        if self.state.q.val().get_bit(1) {
+            // LOCK
+            if !self.blocked_r.q.val() {
+                self.state.d.next = 4.into();
+            }
+        }
+        if self.state.q.val().get_bit(2) {
+            // META_REQ
+            self.tbl_req_valid.next = true;
+            self.tbl_req_addr.next =
+                self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
+            if self.tbl_grant.val() {
+                self.state.d.next = 8.into();
+            }
+        }
+        if self.state.q.val().get_bit(3) {
+            // META_WAIT
+            if self.tbl_rsp_valid.val() {
+                self.bloom.d.next = self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0);
+                self.occupied.d.next = self.tbl_rsp_rdata.val().get_bits::<8>(32);
+                self.bloom_covers.d.next = (self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0)
+                    & self.key_bits_r.q.val())
+                    == self.key_bits_r.q.val();
+                self.state.d.next = 16.into();
+            }
+        }
+        if self.state.q.val().get_bit(4) {
+            // CLASSIFY
+            self.rebuilt.d.next = 0.into();
+            self.candidates.d.next = 0.into();
+            if self.op.q.val() == 3 {
+                if (self.occupied.q.val() & self.entry_way.q.val()) == 0 {
+                    self.status.d.next = 9.into();
+                    self.state.d.next = 8192.into();
+                } else {
+                    self.to_issue.d.next = self.entry_way.q.val();
+                    self.issue_more.d.next = true;
+                    self.to_receive.d.next = self.entry_way.q.val();
                     self.state.d.next = 32.into();
                 }
+            } else if self.bloom_enable.val() & !self.bloom_covers.q.val() {
+                self.flags.d.next = 1.into();
+                self.state.d.next = 512.into();
+            } else {
+                self.walked.d.next = true;
+                self.to_issue.d.next = self.occupied.q.val();
+                self.issue_more.d.next = self.occupied.q.val() != 0;
+                self.to_receive.d.next = self.occupied.q.val();
+                self.state.d.next = 32.into();
             }
-            if self.state.q.val().get_bit(5) { // WALK
-                if self.issue_more.q.val() {
-                    self.tbl_req_valid.next = true;
-                    self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
-                        self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.issue_way.val()),
-                    );
-                    if self.tbl_grant.val() {
-                        self.to_issue.d.next = self.to_issue.q.val() & !self.issue_onehot.val();
-                        self.issue_more.d.next = (self.to_issue.q.val() & !self.issue_onehot.val()) != 0;
+        }
+        if self.state.q.val().get_bit(5) {
+            // WALK
+            if self.issue_more.q.val() {
+                self.tbl_req_valid.next = true;
+                self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
+                    self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.issue_way.val()),
+                );
+                if self.tbl_grant.val() {
+                    self.to_issue.d.next = self.to_issue.q.val() & !self.issue_onehot.val();
+                    self.issue_more.d.next = (self.to_issue.q.val() & !self.issue_onehot.val()) != 0;
+                }
+            }
+            if self.tbl_rsp_valid.val() {
+                self.to_receive.d.next = self.to_receive.q.val() & !self.receive_onehot.val();
+                self.rebuilt.d.next = self.rebuilt.q.val() | self.rsp_bits.val();
+                self.read_sig.d.next = self.rsp_sig.val();
+                if (self.rsp_sig.val() == self.key_sig.val()) | (self.op.q.val() == 3) {
+                    self.candidates.d.next = self.candidates.q.val() | self.receive_onehot.val();
+                }
+                for w in 0..8 {
+                    if self.receive_onehot.val().get_bit(w) {
+                        self.refcounts[w].d.next = self.tbl_rsp_rdata.val().get_bits::<REFCOUNT_BITS>(12);
                     }
                 }
-                if self.tbl_rsp_valid.val() {
-                    self.to_receive.d.next = self.to_receive.q.val() & !self.receive_onehot.val();
-                    self.rebuilt.d.next = self.rebuilt.q.val() | self.rsp_bits.val();
-                    self.read_sig.d.next = self.rsp_sig.val();
-                    if (self.rsp_sig.val() == self.key_sig.val()) | (self.op.q.val() == 3) {
-                        self.candidates.d.next = self.candidates.q.val() | self.receive_onehot.val();
-                    }
-                    for w in 0..8 {
-                        if self.receive_onehot.val().get_bit(w) {
-                            self.refcounts[w].d.next = self.tbl_rsp_rdata.val().get_bits::<REFCOUNT_BITS>(12);
-                        }
-                    }
+            }
+            if !self.issue_more.q.val() & (self.to_receive.q.val() == 0) {
+                if self.candidates.q.val() == 0 {
+                    self.state.d.next = 512.into();
+                } else if self.op.q.val() == 3 {
+                    self.state.d.next = 256.into();
+                } else {
+                    self.state.d.next = 64.into();
                 }
-                if !self.issue_more.q.val() & (self.to_receive.q.val() == 0) {
-                    if self.candidates.q.val() == 0 {
+            }
+        }
+        if self.state.q.val().get_bit(6) {
+            // VERIFY_REQ
+            self.fp_req_valid.next = true;
+            self.fp_req_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.candidate_way.val());
+            if self.fp_grant.val() {
+                self.state.d.next = 128.into();
+            }
+        }
+        if self.state.q.val().get_bit(7) {
+            // VERIFY_WAIT
+            if self.fp_seen.q.val() {
+                if self.fp_equal.q.val() {
+                    self.state.d.next = 256.into();
+                } else {
+                    self.flags.d.next = self.flags.q.val() | 8;
+                    self.candidates.d.next = self.candidates.q.val() & !self.candidate_onehot.val();
+                    if !self.more_candidates.q.val() {
                         self.state.d.next = 512.into();
-                    } else if self.op.q.val() == 3 {
-                        self.state.d.next = 256.into();
                     } else {
                         self.state.d.next = 64.into();
                     }
                 }
             }
-            if self.state.q.val().get_bit(6) { // VERIFY_REQ
-                self.fp_req_valid.next = true;
-                self.fp_req_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.candidate_way.val());
-                if self.fp_grant.val() {
-                    self.state.d.next = 128.into();
-                }
-            }
-            if self.state.q.val().get_bit(7) { // VERIFY_WAIT
-                if self.fp_seen.q.val() {
-                    if self.fp_equal.q.val() {
-                        self.state.d.next = 256.into();
-                    } else {
-                        self.flags.d.next = self.flags.q.val() | 8;
-                        self.candidates.d.next = self.candidates.q.val() & !self.candidate_onehot.val();
-                        if !self.more_candidates.q.val() {
-                            self.state.d.next = 512.into();
-                        } else {
-                            self.state.d.next = 64.into();
-                        }
-                    }
-                }
-            }
-            if self.state.q.val().get_bit(8) { // HIT
-                // The way is the lowest remaining candidate; registered here,
-                // decided on the next clock (the one-hot and its refcount mux
-                // would not fit one clock with the decision at 100 MHz).
-                self.target_way.d.next = self.hit_onehot.q.val();
-                self.hit_rc.d.next = self.hit_refcount.val();
-                self.state.d.next = 16384.into();
-            }
-            if self.state.q.val().get_bit(14) { // HIT_DECIDE
-                self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() + 1) << 12)
-                    | bit_cast::<20, SIG_BITS>(self.write_sig.val());
-                self.out_refcount.d.next = self.hit_rc.q.val();
-                self.state.d.next = 1024.into();
-                if self.op.q.val() == 0 {
-                    if self.hit_rc.q.val() == self.refcount_max.val() {
-                        self.status.d.next = 10.into();
-                        self.state.d.next = 8192.into();
-                    } else {
-                        self.status.d.next = 1.into();
-                        self.out_refcount.d.next = self.hit_rc.q.val() + 1;
-                        self.write_way.d.next = true;
-                    }
-                } else if (self.op.q.val() == 1) | (self.op.q.val() == 4) {
-                    self.status.d.next = 2.into();
+        }
+        if self.state.q.val().get_bit(8) {
+            // HIT
+            // The way is the lowest remaining candidate; registered here,
+            // decided on the next clock (the one-hot and its refcount mux
+            // would not fit one clock with the decision at 100 MHz).
+            self.target_way.d.next = self.hit_onehot.q.val();
+            self.hit_rc.d.next = self.hit_refcount.val();
+            self.state.d.next = 16384.into();
+        }
+        if self.state.q.val().get_bit(14) {
+            // HIT_DECIDE
+            self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() + 1) << 12)
+                | bit_cast::<20, SIG_BITS>(self.write_sig.val());
+            self.out_refcount.d.next = self.hit_rc.q.val();
+            self.state.d.next = 1024.into();
+            if self.op.q.val() == 0 {
+                if self.hit_rc.q.val() == self.refcount_max.val() {
+                    self.status.d.next = 10.into();
                     self.state.d.next = 8192.into();
-                } else if self.hit_rc.q.val() == 1 {
-                    self.status.d.next = 5.into();
-                    self.out_refcount.d.next = 0.into();
-                    self.write_meta.d.next = true;
-                    self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() & !self.target_way.q.val()) << 32)
-                        | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.bloom.q.val());
                 } else {
-                    self.status.d.next = 4.into();
-                    self.out_refcount.d.next = self.hit_rc.q.val() - 1;
+                    self.status.d.next = 1.into();
+                    self.out_refcount.d.next = self.hit_rc.q.val() + 1;
                     self.write_way.d.next = true;
-                    self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() - 1) << 12)
-                        | bit_cast::<20, SIG_BITS>(self.write_sig.val());
                 }
+            } else if (self.op.q.val() == 1) | (self.op.q.val() == 4) {
+                self.status.d.next = 2.into();
+                self.state.d.next = 8192.into();
+            } else if self.hit_rc.q.val() == 1 {
+                self.status.d.next = 5.into();
+                self.out_refcount.d.next = 0.into();
+                self.write_meta.d.next = true;
+                self.meta_word.d.next =
+                    (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() & !self.target_way.q.val()) << 32)
+                        | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.bloom.q.val());
+            } else {
+                self.status.d.next = 4.into();
+                self.out_refcount.d.next = self.hit_rc.q.val() - 1;
+                self.write_way.d.next = true;
+                self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() - 1) << 12)
+                    | bit_cast::<20, SIG_BITS>(self.write_sig.val());
             }
-            if self.state.q.val().get_bit(9) { // MISS
-                if self.walked.q.val() & self.bloom_enable.val() {
-                    // (The rebuilt filter is the walked bits, plus the key
-                    // when a way is allocated.)
-                    self.flags.d.next = self.flags.q.val() | 2;
-                    if self.allocates.val() & (self.occupied.q.val() != 0xff) {
-                        if self.stale_with_key.q.val() {
-                            self.flags.d.next = self.flags.q.val() | 6;
-                        }
-                    } else if self.stale_without_key.q.val() {
+        }
+        if self.state.q.val().get_bit(9) {
+            // MISS
+            if self.walked.q.val() & self.bloom_enable.val() {
+                // (The rebuilt filter is the walked bits, plus the key
+                // when a way is allocated.)
+                self.flags.d.next = self.flags.q.val() | 2;
+                if self.allocates.val() & (self.occupied.q.val() != 0xff) {
+                    if self.stale_with_key.q.val() {
                         self.flags.d.next = self.flags.q.val() | 6;
                     }
-                    // The rebuilt filter is written back.
+                } else if self.stale_without_key.q.val() {
+                    self.flags.d.next = self.flags.q.val() | 6;
+                }
+                // The rebuilt filter is written back.
+                self.write_meta.d.next = true;
+            }
+            self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val()) << 32)
+                | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
+            self.state.d.next = 1024.into();
+            if self.allocates.val() {
+                if self.occupied.q.val() == 0xff {
+                    self.status.d.next = 8.into();
+                } else {
+                    self.status.d.next = 0.into();
+                    self.out_refcount.d.next = 1.into();
+                    self.target_way.d.next = self.free_onehot.val();
+                    self.way_word.d.next = (bits::<20>(1) << 12) | bit_cast::<20, SIG_BITS>(self.key_sig.val());
+                    self.meta_word.d.next =
+                        (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() | self.free_onehot.val()) << 32)
+                            | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
+                    self.write_way.d.next = true;
+                    self.write_fp.d.next = true;
                     self.write_meta.d.next = true;
                 }
-                self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val()) << 32)
-                    | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
-                self.state.d.next = 1024.into();
-                if self.allocates.val() {
-                    if self.occupied.q.val() == 0xff {
-                        self.status.d.next = 8.into();
-                    } else {
-                        self.status.d.next = 0.into();
-                        self.out_refcount.d.next = 1.into();
-                        self.target_way.d.next = self.free_onehot.val();
-                        self.way_word.d.next = (bits::<20>(1) << 12) | bit_cast::<20, SIG_BITS>(self.key_sig.val());
-                        self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() | self.free_onehot.val()) << 32)
-                            | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
-                        self.write_way.d.next = true;
-                        self.write_fp.d.next = true;
-                        self.write_meta.d.next = true;
-                    }
-                } else if self.op.q.val() == 1 {
-                    self.status.d.next = 3.into();
-                } else {
-                    self.status.d.next = 9.into();
-                }
+            } else if self.op.q.val() == 1 {
+                self.status.d.next = 3.into();
+            } else {
+                self.status.d.next = 9.into();
             }
-            if self.state.q.val().get_bit(10) { // WRITE_WAY
-                if self.write_way.q.val() {
-                    self.tbl_req_valid.next = true;
-                    self.tbl_req_write.next = true;
-                    self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(self.target_entry.val());
-                    self.tbl_req_wdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.way_word.q.val());
-                    if self.tbl_grant.val() {
-                        self.state.d.next = 2048.into();
-                    }
-                } else {
+        }
+        if self.state.q.val().get_bit(10) {
+            // WRITE_WAY
+            if self.write_way.q.val() {
+                self.tbl_req_valid.next = true;
+                self.tbl_req_write.next = true;
+                self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(self.target_entry.val());
+                self.tbl_req_wdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.way_word.q.val());
+                if self.tbl_grant.val() {
                     self.state.d.next = 2048.into();
                 }
+            } else {
+                self.state.d.next = 2048.into();
             }
-            if self.state.q.val().get_bit(11) { // WRITE_FP
-                if self.write_fp.q.val() {
-                    self.fp_req_valid.next = true;
-                    self.fp_req_write.next = true;
-                    self.fp_req_entry.next = self.target_entry.val();
-                    if self.fp_grant.val() {
-                        self.state.d.next = 4096.into();
-                    }
-                } else {
+        }
+        if self.state.q.val().get_bit(11) {
+            // WRITE_FP
+            if self.write_fp.q.val() {
+                self.fp_req_valid.next = true;
+                self.fp_req_write.next = true;
+                self.fp_req_entry.next = self.target_entry.val();
+                if self.fp_grant.val() {
                     self.state.d.next = 4096.into();
                 }
+            } else {
+                self.state.d.next = 4096.into();
             }
-            if self.state.q.val().get_bit(12) { // WRITE_META
-                if self.write_meta.q.val() {
-                    self.tbl_req_valid.next = true;
-                    self.tbl_req_write.next = true;
-                    self.tbl_req_addr.next = self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
-                    self.tbl_req_wdata.next = self.meta_word.q.val();
-                    if self.tbl_grant.val() {
-                        self.state.d.next = 8192.into();
-                    }
-                } else {
+        }
+        if self.state.q.val().get_bit(12) {
+            // WRITE_META
+            if self.write_meta.q.val() {
+                self.tbl_req_valid.next = true;
+                self.tbl_req_write.next = true;
+                self.tbl_req_addr.next =
+                    self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
+                self.tbl_req_wdata.next = self.meta_word.q.val();
+                if self.tbl_grant.val() {
                     self.state.d.next = 8192.into();
                 }
+            } else {
+                self.state.d.next = 8192.into();
             }
-            if self.state.q.val().get_bit(13) { // DONE
-                // The response moves to the held slot as soon as the previous
-                // one has been collected; the FSM is then free for the next
-                // command while its response waits for its turn to leave.
-                if !self.held_valid.q.val() | self.rsp_taken.val() {
-                    self.held_valid.d.next = true;
-                    self.held_tag.d.next = self.tag.q.val();
-                    self.held_seq_r.d.next = self.seq_r.q.val();
-                    self.held_status.d.next = self.status.q.val();
-                    self.held_entry.d.next = 0.into();
-                    if self.target_way.q.val() != 0 {
-                        self.held_entry.d.next = self.target_entry.val();
-                    }
-                    self.held_refcount.d.next = self.out_refcount.q.val();
-                    self.held_flags.d.next = self.flags.q.val();
-                    self.state.d.next = 1.into();
+        }
+        if self.state.q.val().get_bit(13) {
+            // DONE
+            // The response moves to the held slot as soon as the previous
+            // one has been collected; the FSM is then free for the next
+            // command while its response waits for its turn to leave.
+            if !self.held_valid.q.val() | self.rsp_taken.val() {
+                self.held_valid.d.next = true;
+                self.held_tag.d.next = self.tag.q.val();
+                self.held_seq_r.d.next = self.seq_r.q.val();
+                self.held_status.d.next = self.status.q.val();
+                self.held_entry.d.next = 0.into();
+                if self.target_way.q.val() != 0 {
+                    self.held_entry.d.next = self.target_entry.val();
                 }
-            }
-            // Not one-hot (only before the first reset): start over.
-            if self.state.q.val() == 0 {
+                self.held_refcount.d.next = self.out_refcount.q.val();
+                self.held_flags.d.next = self.flags.q.val();
                 self.state.d.next = 1.into();
             }
+        }
+        // Not one-hot (only before the first reset): start over.
+        if self.state.q.val() == 0 {
+            self.state.d.next = 1.into();
+        }
         if self.reset.val() {
             self.state.d.next = 1.into();
             self.held_valid.d.next = false;

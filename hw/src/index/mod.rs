@@ -25,8 +25,8 @@
 //! least one clock after the read was accepted (any latency from 1 up).
 //!
 //! The [`model`] module is the plain-Rust golden model of this behaviour.
-pub mod fsm;
 pub mod fp_index;
+pub mod fsm;
 pub mod model;
 pub mod onchip;
 pub mod table;

@@ -97,7 +97,12 @@ impl IndexModel {
     /// An empty index of `2^bucket_bits` buckets, Bloom filters on or off.
     pub fn new(bucket_bits: usize, bloom_enabled: bool) -> Self {
         assert!(bucket_bits <= super::MAX_BUCKET_BITS);
-        IndexModel { bucket_bits, bloom_enabled, buckets: vec![Bucket::default(); 1 << bucket_bits], stats: IndexStats::default() }
+        IndexModel {
+            bucket_bits,
+            bloom_enabled,
+            buckets: vec![Bucket::default(); 1 << bucket_bits],
+            stats: IndexStats::default(),
+        }
     }
     /// Entries in all.
     pub fn capacity(&self) -> usize {

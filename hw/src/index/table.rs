@@ -73,7 +73,21 @@ impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
 impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, req_valid_r, req_write_r, req_addr_r, req_wdata_r, req_tag_r, read_pending, read_tag, read_meta, out_valid, out_tag, out_data);
+        dff_setup!(
+            self,
+            clock,
+            req_valid_r,
+            req_write_r,
+            req_addr_r,
+            req_wdata_r,
+            req_tag_r,
+            read_pending,
+            read_tag,
+            read_meta,
+            out_valid,
+            out_tag,
+            out_data
+        );
         self.ways.read_clock.next = self.clock.val();
         self.ways.write_clock.next = self.clock.val();
         self.meta.read_clock.next = self.clock.val();
@@ -89,8 +103,10 @@ impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
         self.meta.read_address.next = self.req_addr_r.q.val().get_bits::<MAB>(0);
         self.meta.write_address.next = self.req_addr_r.q.val().get_bits::<MAB>(0);
         self.meta.write_data.next = self.req_wdata_r.q.val();
-        self.ways.write_enable.next = self.req_valid_r.q.val() & self.req_write_r.q.val() & !self.req_addr_r.q.val().get_bit(16);
-        self.meta.write_enable.next = self.req_valid_r.q.val() & self.req_write_r.q.val() & self.req_addr_r.q.val().get_bit(16);
+        self.ways.write_enable.next =
+            self.req_valid_r.q.val() & self.req_write_r.q.val() & !self.req_addr_r.q.val().get_bit(16);
+        self.meta.write_enable.next =
+            self.req_valid_r.q.val() & self.req_write_r.q.val() & self.req_addr_r.q.val().get_bit(16);
         self.req_ready.next = true;
         self.read_pending.d.next = self.req_valid_r.q.val() & !self.req_write_r.q.val();
         self.read_tag.d.next = self.req_tag_r.q.val();

@@ -240,10 +240,41 @@ impl Logic for Sha1Engine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, a_reg, b_reg, c_reg, d_reg, h0, h1, h2, h3, h4, window, f_pre, ekw_pre,
-            k_pre, w_sched, pc, pd, pe, round, block, idle, at_round79, at_last_block, fetch, f_sel,
-            page_start, hold_point, h0_load, h0_load_page_end, chain_pulse, digest_full, iv_load,
-            w_hold, w_hold_valid
+            self,
+            clock,
+            a_reg,
+            b_reg,
+            c_reg,
+            d_reg,
+            h0,
+            h1,
+            h2,
+            h3,
+            h4,
+            window,
+            f_pre,
+            ekw_pre,
+            k_pre,
+            w_sched,
+            pc,
+            pd,
+            pe,
+            round,
+            block,
+            idle,
+            at_round79,
+            at_last_block,
+            fetch,
+            f_sel,
+            page_start,
+            hold_point,
+            h0_load,
+            h0_load_page_end,
+            chain_pulse,
+            digest_full,
+            iv_load,
+            w_hold,
+            w_hold_valid
         );
         self.digest.next = (bit_cast::<160, 32>(self.h0.q.val()) << 128)
             | (bit_cast::<160, 32>(self.h1.q.val()) << 96)
@@ -270,8 +301,7 @@ impl Logic for Sha1Engine {
             self.w_hold_valid.d.next = true;
         }
         // A page always finishes, even when the next page's first word is late.
-        self.advance.next = !self.hold_stall.val()
-            & (self.take_word.val() | !self.fetch.q.val() | self.page_end.val());
+        self.advance.next = !self.hold_stall.val() & (self.take_word.val() | !self.fetch.q.val() | self.page_end.val());
         self.go_idle.next = self.page_end.val() & !self.take_word.val();
 
         // --- Chaining value and digest --------------------------------------
@@ -315,8 +345,7 @@ impl Logic for Sha1Engine {
         }
         // f of the next round, on the next round's b, c, d = a, rotl30(b), c.
         if self.f_sel.q.val() == 0 {
-            self.f_next.next = (self.a_reg.q.val() & self.b_rotl30.val())
-                | (!self.a_reg.q.val() & self.c_reg.q.val());
+            self.f_next.next = (self.a_reg.q.val() & self.b_rotl30.val()) | (!self.a_reg.q.val() & self.c_reg.q.val());
         } else if self.f_sel.q.val() == 2 {
             self.f_next.next = (self.a_reg.q.val() & self.b_rotl30.val())
                 | (self.a_reg.q.val() & self.c_reg.q.val())
@@ -330,8 +359,7 @@ impl Logic for Sha1Engine {
             ^ self.window.q.val().get_bits::<32>(96)
             ^ self.window.q.val().get_bits::<32>(32);
         // f of round 0 of the next block: Ch(H1 + a, pc, pd).
-        self.ch_next_block.next =
-            (self.h1_plus_a.val() & self.pc.q.val()) | (!self.h1_plus_a.val() & self.pd.q.val());
+        self.ch_next_block.next = (self.h1_plus_a.val() & self.pc.q.val()) | (!self.h1_plus_a.val() & self.pd.q.val());
         // e of the next round (for e + K + W).
         if self.at_round79.q.val() {
             if self.at_last_block.q.val() {
@@ -407,8 +435,7 @@ impl Logic for Sha1Engine {
             } else {
                 self.w_sched.d.next = (self.schedule_xor.val() << 1) | (self.schedule_xor.val() >> 31);
             }
-            self.window.d.next = (self.window.q.val() >> 32)
-                | (bit_cast::<512, 32>(self.w_next.val()) << 480);
+            self.window.d.next = (self.window.q.val() >> 32) | (bit_cast::<512, 32>(self.w_next.val()) << 480);
 
             // Working variables; at a block end, the next block's start.
             self.a_reg.d.next = self.round_sum.val();

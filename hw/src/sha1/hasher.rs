@@ -106,8 +106,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.engines[i].word_in.next = self.word_in.val();
             self.engines[i].word_valid.next = self.word_valid.val() & !self.flushing.q.val();
             if self.write_lane.q.val().index() == i {
-                self.word_ready.next =
-                    self.engines[i].word_ready.val() & !self.flushing.q.val() & !self.reset.val();
+                self.word_ready.next = self.engines[i].word_ready.val() & !self.flushing.q.val() & !self.reset.val();
             }
             // Lane output, collected round-robin.
             self.engines[i].digest_ready.next = false;
@@ -124,8 +123,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.buffers[i].write.next = false;
             self.engines[i].word_in.next = self.buffers[i].data_out.val();
             self.engines[i].word_valid.next = !self.buffers[i].empty.val() & !self.flushing.q.val();
-            self.buffers[i].read.next = !self.buffers[i].empty.val()
-                & (self.engines[i].word_ready.val() | self.flushing.q.val());
+            self.buffers[i].read.next =
+                !self.buffers[i].empty.val() & (self.engines[i].word_ready.val() | self.flushing.q.val());
             if self.write_lane.q.val().index() == i {
                 self.word_ready.next = !self.buffers[i].full.val() & !self.flushing.q.val() & !self.reset.val();
                 self.buffers[i].write.next = self.word_valid.val() & self.word_ready.val();
