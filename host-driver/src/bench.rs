@@ -145,9 +145,6 @@ pub fn bench_index(
                 .filter(|(_, r)| r.status == ditto_hw::index::Status::New)
                 .map(|(c, _)| c.fp),
         );
-        if golden.stats().entries_used as usize >= target {
-            break;
-        }
     }
     let fill_before = golden.stats().entries_used as f64 / capacity as f64;
     let fps: Vec<_> = match workload {

@@ -316,6 +316,15 @@ impl<'m> IndexSim<'m> {
         digest_from_words(&self.fps.1.words[entry as usize])
     }
 
+    /// A word of the external table memory (configurations whose table is
+    /// behind the port), e.g. a bucket's metadata at `META_REGION | bucket`.
+    pub fn table_word(&self, addr: u32) -> Option<u64> {
+        self.table.as_ref().map(|(_, port)| {
+            let w = port.words[addr as usize];
+            w[0] as u64 | ((w[1] as u64) << 32)
+        })
+    }
+
     /// Cycles since the model was created.
     pub fn cycles(&self) -> u64 {
         self.model.cycles()
@@ -385,13 +394,16 @@ impl<'m> IndexSim<'m> {
         self.fps.1.rng = ChaCha8Rng::seed_from_u64(traffic.seed ^ 2);
         let start = self.model.cycles();
         let (mut sent, mut last_progress) = (0usize, start);
+        let mut loaded = None;
         let mut responses = Vec::with_capacity(commands.len());
         let (mut taken_at, mut answered_at) = (Vec::with_capacity(commands.len()), Vec::with_capacity(commands.len()));
         while responses.len() < commands.len() {
             let now = self.model.cycles();
             let offer = sent < commands.len() && (traffic.cmd_valid >= 1.0 || cmd_rng.gen_bool(traffic.cmd_valid));
             let take = traffic.rsp_ready >= 1.0 || rsp_rng.gen_bool(traffic.rsp_ready);
-            if offer {
+            // A command's fields are driven once; they stay while it waits.
+            if offer && loaded != Some(sent) {
+                loaded = Some(sent);
                 let c = &commands[sent];
                 self.model.set(self.cmd_op, c.op as u64);
                 self.model.set_words(self.cmd_fp, &fp_words(&c.fp));
@@ -481,17 +493,6 @@ impl<'m> IndexSim<'m> {
             }
         }
         Ok(())
-    }
-}
-
-impl IndexSim<'_> {
-    /// A word of the external table memory (configurations whose table is
-    /// behind the port), e.g. a bucket's metadata at `META_REGION | bucket`.
-    pub fn table_word(&self, addr: u32) -> Option<u64> {
-        self.table.as_ref().map(|(_, port)| {
-            let w = port.words[addr as usize];
-            w[0] as u64 | ((w[1] as u64) << 32)
-        })
     }
 }
 
