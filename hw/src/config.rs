@@ -125,6 +125,17 @@ macro_rules! configurations {
             }
         }
 
+        /// Verilog of the whole core of `config` (top module `top`): hasher,
+        /// index and FTL controller, with the index's and the FTL's memory
+        /// ports at the top.
+        pub fn core_verilog(config: &Config) -> String {
+            match config.name {
+                $($name => crate::verilog::top_verilog(
+                    <lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms)>::new($bb)),)+
+                other => unreachable!("configuration {other} is declared in ALL"),
+            }
+        }
+
         /// Verilog of the board top of `config` (its hasher and index behind
         /// the USB UART), for configurations whose index table is on chip.
         pub fn board_verilog(config: &Config) -> Option<String> {

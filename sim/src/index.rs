@@ -112,7 +112,7 @@ const QUIET_CYCLES: u64 = 64;
 
 /// The Rust model of one memory port: applies requests in the order it
 /// accepts them and answers reads after `latency` cycles, in order.
-struct MemPort {
+pub(crate) struct MemPort {
     timing: MemTiming,
     rng: ChaCha8Rng,
     words: Vec<[u32; 5]>,
@@ -122,7 +122,7 @@ struct MemPort {
 }
 
 impl MemPort {
-    fn new(timing: MemTiming, words: usize, seed: u64) -> Self {
+    pub(crate) fn new(timing: MemTiming, words: usize, seed: u64) -> Self {
         assert!(timing.latency >= 1, "a memory answers one cycle after a read at the earliest");
         MemPort {
             timing,
@@ -135,8 +135,74 @@ impl MemPort {
     }
 }
 
+impl MemPort {
+    /// Drives the port's inputs for this cycle: back-pressure and the oldest
+    /// due read response.
+    pub(crate) fn drive(&mut self, model: &mut Model, pins: &MemPins, now: u64) {
+        self.req_ready = self.timing.ready >= 1.0 || self.rng.gen_bool(self.timing.ready);
+        model.set(pins.req_ready, self.req_ready as u64);
+        self.presenting = false;
+        match self.queue.front() {
+            Some(&(due, tag, data)) if due <= now => {
+                model.set(pins.rsp_valid, 1);
+                model.set(pins.rsp_tag, tag);
+                model.set_words(pins.rsp_rdata, &data);
+                self.presenting = true;
+            }
+            _ => model.set(pins.rsp_valid, 0),
+        }
+    }
+
+    /// After `eval`: retires the response presented this cycle and takes the
+    /// request the port accepts, if any.
+    pub(crate) fn take(
+        &mut self,
+        model: &mut Model,
+        pins: &MemPins,
+        now: u64,
+        name: &'static str,
+    ) -> Result<(), IndexError> {
+        if self.presenting {
+            self.queue.pop_front();
+        }
+        if !(self.req_ready && model.get(pins.req_valid) == 1) {
+            return Ok(());
+        }
+        let addr = model.get(pins.req_addr);
+        if addr as usize >= self.words.len() {
+            return Err(IndexError::BadAddress { port: name, addr });
+        }
+        if model.get(pins.req_write) == 1 {
+            let mut data = [0u32; 5];
+            let words = model.get_words(pins.req_wdata);
+            data[..words.len()].copy_from_slice(words);
+            self.words[addr as usize] = data;
+        } else {
+            let tag = model.get(pins.req_tag);
+            self.queue.push_back((now + self.timing.latency, tag, self.words[addr as usize]));
+        }
+        Ok(())
+    }
+
+    /// Forgets reads in flight (on reset).
+    pub(crate) fn clear_queue(&mut self) {
+        self.queue.clear();
+    }
+
+    /// Sets the port's back-pressure generator.
+    pub(crate) fn reseed(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    /// Word `addr` of the memory, its low 64 bits.
+    pub(crate) fn word64(&self, addr: usize) -> u64 {
+        let w = self.words[addr];
+        w[0] as u64 | ((w[1] as u64) << 32)
+    }
+}
+
 /// Port handles of one memory port on the model.
-struct MemPins {
+pub(crate) struct MemPins {
     req_valid: PortId,
     req_ready: PortId,
     req_write: PortId,
@@ -149,7 +215,7 @@ struct MemPins {
 }
 
 impl MemPins {
-    fn find(model: &Model, prefix: &str, addr: &str) -> Result<Self, SimError> {
+    pub(crate) fn find(model: &Model, prefix: &str, addr: &str) -> Result<Self, SimError> {
         Ok(MemPins {
             req_valid: model.port(&format!("{prefix}_req_valid"))?,
             req_ready: model.input(&format!("{prefix}_req_ready"))?,
@@ -319,10 +385,7 @@ impl<'m> IndexSim<'m> {
     /// A word of the external table memory (configurations whose table is
     /// behind the port), e.g. a bucket's metadata at `META_REGION | bucket`.
     pub fn table_word(&self, addr: u32) -> Option<u64> {
-        self.table.as_ref().map(|(_, port)| {
-            let w = port.words[addr as usize];
-            w[0] as u64 | ((w[1] as u64) << 32)
-        })
+        self.table.as_ref().map(|(_, port)| port.word64(addr as usize))
     }
 
     /// Cycles since the model was created.
@@ -335,20 +398,8 @@ impl<'m> IndexSim<'m> {
     fn serve_memories(&mut self) {
         let now = self.model.cycles();
         let model = &mut *self.model;
-        let ports = self.table.iter_mut().chain(std::iter::once(&mut self.fps));
-        for (pins, port) in ports {
-            port.req_ready = port.timing.ready >= 1.0 || port.rng.gen_bool(port.timing.ready);
-            model.set(pins.req_ready, port.req_ready as u64);
-            port.presenting = false;
-            match port.queue.front() {
-                Some(&(due, tag, data)) if due <= now => {
-                    model.set(pins.rsp_valid, 1);
-                    model.set(pins.rsp_tag, tag);
-                    model.set_words(pins.rsp_rdata, &data);
-                    port.presenting = true;
-                }
-                _ => model.set(pins.rsp_valid, 0),
-            }
+        for (pins, port) in self.table.iter_mut().chain(std::iter::once(&mut self.fps)) {
+            port.drive(model, pins, now);
         }
     }
 
@@ -356,31 +407,10 @@ impl<'m> IndexSim<'m> {
     fn accept_memory_requests(&mut self) -> Result<(), IndexError> {
         let now = self.model.cycles();
         let model = &mut *self.model;
-        for (name, (pins, port)) in [("table", self.table.as_mut()), ("fingerprint", Some(&mut self.fps))]
-            .into_iter()
-            .filter_map(|(n, p)| p.map(|p| (n, p)))
-        {
-            if port.presenting {
-                port.queue.pop_front();
-            }
-            if !(port.req_ready && model.get(pins.req_valid) == 1) {
-                continue;
-            }
-            let addr = model.get(pins.req_addr);
-            if addr as usize >= port.words.len() {
-                return Err(IndexError::BadAddress { port: name, addr });
-            }
-            if model.get(pins.req_write) == 1 {
-                let mut data = [0u32; 5];
-                let words = model.get_words(pins.req_wdata);
-                data[..words.len()].copy_from_slice(words);
-                port.words[addr as usize] = data;
-            } else {
-                let tag = model.get(pins.req_tag);
-                port.queue.push_back((now + port.timing.latency, tag, port.words[addr as usize]));
-            }
+        if let Some((pins, port)) = self.table.as_mut() {
+            port.take(model, pins, now, "table")?;
         }
-        Ok(())
+        self.fps.1.take(model, &self.fps.0, now, "fingerprint")
     }
 
     /// Sends `commands` with the given traffic pattern and returns the

@@ -1,0 +1,460 @@
+//! Golden model of the whole core: the fingerprint index, the FTL remap
+//! controller and the flash, one command at a time, making exactly the
+//! decisions the hardware makes (which page id and PPA are allocated, which
+//! GC victim, which relocations in which order, what the cleaner releases)
+//! and keeping the same counters. A `WRITE` of a page is a `WRITE_FP` of its
+//! SHA-1 here; the cosimulation hashes pages with [`sha1_of`] helpers of its
+//! own.
+//!
+//! The cleaner runs when the hardware is idle, which depends on timing the
+//! model does not see: the caller replays the hardware's cleaner steps with
+//! [`CoreModel::clean_step`] (the core reports each one), and `SYNC` drains
+//! the rest, so both agree command by command.
+use super::flash::{Flash, Geometry, Relocation};
+use super::{flag, Op, Stat, Status, REFCOUNT_MAX, STATS, VERSION_BITS};
+use crate::index::model::{Command as IndexCommand, IndexModel, IndexStats};
+use crate::index::{Fingerprint, Op as IndexOp, Status as IndexStatus};
+use std::collections::VecDeque;
+
+/// Parameters of a core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoreConfig {
+    /// Logical pages.
+    pub lpas: u32,
+    /// Flash geometry (every dimension a power of two in the hardware).
+    pub geometry: Geometry,
+    /// log2 of the index's buckets.
+    pub index_bucket_bits: usize,
+    pub bloom: bool,
+    /// Dedup across all devices (else only within an LPA's home device).
+    pub array_wide: bool,
+}
+
+/// One command for the core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Command {
+    /// Raw opcode (see [`Op`]); other values are malformed.
+    pub op: u8,
+    pub tag: u8,
+    /// LPA, or the counter selector of `STATS`.
+    pub lpa: u32,
+    /// Fingerprint (`WRITE_FP`; for `WRITE` the SHA-1 of the page).
+    pub fp: Fingerprint,
+}
+
+impl Command {
+    pub fn new(op: Op, tag: u8, lpa: u32, fp: Fingerprint) -> Self {
+        Command { op: op as u8, tag, lpa, fp }
+    }
+}
+
+/// The core's answer to one command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Response {
+    pub tag: u8,
+    pub status: Status,
+    /// The PPA (writes, reads) or the counter (`STATS`); 0 otherwise.
+    pub value: u32,
+    /// [`flag`] bits.
+    pub flags: u8,
+}
+
+/// One page id's record.
+#[derive(Clone, Copy, Debug, Default)]
+struct PageRec {
+    ppa: u32,
+    refcount: u32,
+    version: u8,
+    entry: Option<u16>,
+}
+
+/// One index entry's record.
+#[derive(Clone, Copy, Debug, Default)]
+struct EntryRec {
+    pid: u32,
+    version: u8,
+    valid: bool,
+    queued: bool,
+}
+
+/// The golden model.
+#[derive(Clone, Debug)]
+pub struct CoreModel {
+    config: CoreConfig,
+    index: IndexModel,
+    flash: Flash,
+    l2p: Vec<Option<u32>>,
+    pages: Vec<PageRec>,
+    entries: Vec<EntryRec>,
+    free_pids: Vec<u32>,
+    next_fresh_pid: u32,
+    stale: VecDeque<u16>,
+    counters: [u32; STATS],
+}
+
+impl CoreModel {
+    pub fn new(config: CoreConfig) -> Self {
+        let g = config.geometry;
+        assert!(
+            [g.devices, g.blocks_per_device, g.pages_per_block].iter().all(|x| x.is_power_of_two()),
+            "geometry must be powers of two: {g:?}"
+        );
+        assert!(g.devices <= 8, "at most 8 devices (3 key bits)");
+        let index = IndexModel::new(config.index_bucket_bits, config.bloom);
+        let entries = index.capacity();
+        CoreModel {
+            config,
+            index,
+            flash: Flash::new(g),
+            l2p: vec![None; config.lpas as usize],
+            pages: vec![PageRec::default(); g.pages() as usize],
+            entries: vec![EntryRec::default(); entries],
+            free_pids: Vec::new(),
+            next_fresh_pid: 0,
+            stale: VecDeque::new(),
+            counters: [0; STATS],
+        }
+    }
+
+    pub fn config(&self) -> CoreConfig {
+        self.config
+    }
+    /// The counters, by [`Stat`] number.
+    pub fn counters(&self) -> [u32; STATS] {
+        let mut c = self.counters;
+        c[Stat::CleanerBacklog as usize] = self.stale.len() as u32;
+        c
+    }
+    pub fn counter(&self, stat: Stat) -> u32 {
+        self.counters()[stat as usize]
+    }
+    pub fn index_stats(&self) -> IndexStats {
+        self.index.stats()
+    }
+    pub fn flash(&self) -> &Flash {
+        &self.flash
+    }
+    /// Where `lpa` maps (its PPA), if anywhere.
+    pub fn ppa_of(&self, lpa: u32) -> Option<u32> {
+        self.l2p[lpa as usize].map(|pid| self.pages[pid as usize].ppa)
+    }
+    /// The index key of a fingerprint written to `lpa`.
+    pub fn key(&self, lpa: u32, fp: &Fingerprint) -> Fingerprint {
+        let mut key = *fp;
+        if !self.config.array_wide {
+            key[0] ^= ((lpa % self.config.geometry.devices) as u8) << 5;
+        }
+        key
+    }
+
+    /// Checks the model's own invariants: reference counts equal the LPAs
+    /// that map to each page, live pages are valid in flash and owned by
+    /// their pid, and the counters agree with the tables.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut refs = vec![0u32; self.pages.len()];
+        for pid in self.l2p.iter().flatten() {
+            refs[*pid as usize] += 1;
+        }
+        let mut live = 0;
+        for (pid, p) in self.pages.iter().enumerate() {
+            if p.refcount != refs[pid] {
+                return Err(format!("pid {pid}: refcount {} but {} LPAs map to it", p.refcount, refs[pid]));
+            }
+            if p.refcount > 0 {
+                live += 1;
+                if self.flash.owner(p.ppa) != Some(pid as u32) {
+                    return Err(format!("pid {pid}: its page {} is owned by {:?}", p.ppa, self.flash.owner(p.ppa)));
+                }
+            }
+        }
+        let g = self.config.geometry;
+        let valid: u32 = (0..g.devices).map(|d| self.flash.valid_pages(d)).sum();
+        if valid != live {
+            return Err(format!("{valid} valid flash pages but {live} live pids"));
+        }
+        if self.counter(Stat::LivePages) != live {
+            return Err(format!("live-pages counter {} but {live}", self.counter(Stat::LivePages)));
+        }
+        let mapped = self.l2p.iter().flatten().count() as u32;
+        if self.counter(Stat::MappedLpas) != mapped {
+            return Err(format!("mapped counter {} but {mapped}", self.counter(Stat::MappedLpas)));
+        }
+        Ok(())
+    }
+
+    /// Executes one command; returns its response and the relocations done
+    /// before it (the host moves the data of each, in order).
+    pub fn execute(&mut self, cmd: &Command) -> (Response, Vec<Relocation>) {
+        let mut moves = Vec::new();
+        let mut rsp = Response { tag: cmd.tag, status: Status::ErrMalformed, value: 0, flags: 0 };
+        let in_range = cmd.lpa < self.config.lpas;
+        match cmd.op {
+            0..=2 if !in_range => rsp.status = Status::ErrRange,
+            0..=2 => self.write(cmd, &mut rsp, &mut moves),
+            3 | 4 if !in_range => rsp.status = Status::ErrRange,
+            3 => match self.l2p[cmd.lpa as usize] {
+                Some(pid) => {
+                    rsp.status = Status::Mapped;
+                    rsp.value = self.pages[pid as usize].ppa;
+                }
+                None => rsp.status = Status::Unmapped,
+            },
+            4 => match self.l2p[cmd.lpa as usize].take() {
+                Some(pid) => {
+                    self.release(pid);
+                    self.counters[Stat::MappedLpas as usize] -= 1;
+                    rsp.status = Status::Trimmed;
+                }
+                None => rsp.status = Status::Unmapped,
+            },
+            5 if cmd.lpa as usize >= STATS => rsp.status = Status::ErrRange,
+            5 => {
+                rsp.status = Status::Done;
+                rsp.value = self.counters()[cmd.lpa as usize];
+            }
+            6 => {
+                while self.clean_step() {}
+                rsp.status = Status::Done;
+            }
+            7 => {
+                // Versions live in the page records, which reset does not clear.
+                let versions: Vec<u8> = self.pages.iter().map(|p| p.version).collect();
+                *self = CoreModel::new(self.config);
+                for (p, v) in self.pages.iter_mut().zip(versions) {
+                    p.version = v;
+                }
+                rsp.status = Status::Done;
+            }
+            _ => {}
+        }
+        if rsp.status.is_error() {
+            self.counters[Stat::Errors as usize] += 1;
+        }
+        (rsp, moves)
+    }
+
+    fn write(&mut self, cmd: &Command, rsp: &mut Response, moves: &mut Vec<Relocation>) {
+        let lpa = cmd.lpa;
+        let g = self.config.geometry;
+        let home = lpa % g.devices;
+        let old = self.l2p[lpa as usize];
+        // The dedup decision: a live copy to share, or an entry to point at
+        // the new copy.
+        let mut hit = None;
+        let mut entry = None;
+        if cmd.op != Op::WriteUnique as u8 {
+            let key = self.key(lpa, &cmd.fp);
+            let r = self.index.execute(&IndexCommand::with_fp(IndexOp::Put, key, 0));
+            match r.status {
+                IndexStatus::New => entry = Some(r.entry),
+                IndexStatus::Found => {
+                    let e = self.entries[r.entry as usize];
+                    let live = e.valid && {
+                        let p = &self.pages[e.pid as usize];
+                        p.refcount > 0 && p.version == e.version && p.entry == Some(r.entry)
+                    };
+                    if !live {
+                        rsp.flags |= flag::STALE;
+                        self.counters[Stat::StaleHits as usize] += 1;
+                        entry = Some(r.entry);
+                    } else if self.pages[e.pid as usize].refcount == REFCOUNT_MAX {
+                        rsp.flags |= flag::SATURATED;
+                    } else {
+                        hit = Some(e.pid);
+                    }
+                }
+                IndexStatus::ErrFull => {
+                    rsp.flags |= flag::INDEX_FULL;
+                    self.counters[Stat::IndexFull as usize] += 1;
+                }
+                s => unreachable!("PUT answered {s:?}"),
+            }
+        }
+        if let Some(pid) = hit {
+            self.pages[pid as usize].refcount += 1;
+            if let Some(o) = old {
+                self.release(o);
+            }
+            self.map(lpa, old, pid);
+            rsp.status = Status::Duplicate;
+            rsp.value = self.pages[pid as usize].ppa;
+            self.counters[Stat::Writes as usize] += 1;
+            self.counters[Stat::DuplicateWrites as usize] += 1;
+            return;
+        }
+        // A new copy on the home device: is there room, counting the page
+        // this overwrite frees?
+        let frees_home = old.is_some_and(|o| {
+            let p = &self.pages[o as usize];
+            p.refcount == 1 && g.device_of(p.ppa) == home
+        });
+        if self.flash.valid_pages(home) - frees_home as u32 >= g.usable_pages_per_device() {
+            if let Some(e) = entry.filter(|_| rsp.flags & flag::STALE == 0) {
+                // A new entry that points at nothing: stale from birth.
+                self.entries[e as usize] = EntryRec { valid: false, queued: true, ..Default::default() };
+                self.stale.push_back(e);
+            }
+            rsp.status = Status::ErrDeviceFull;
+            rsp.flags = 0;
+            return;
+        }
+        if let Some(o) = old {
+            self.release(o);
+        }
+        let pid = self.free_pids.pop().unwrap_or_else(|| {
+            self.next_fresh_pid += 1;
+            self.next_fresh_pid - 1
+        });
+        let (ppa, relocations) =
+            self.flash.write(home, pid).expect("a device below its usable pages always has a GC victim");
+        for r in &relocations {
+            self.pages[r.owner as usize].ppa = r.to;
+        }
+        self.counters[Stat::Relocations as usize] += relocations.len() as u32;
+        self.counters[Stat::Erases as usize] = self.flash.stats().erases as u32;
+        moves.extend(relocations);
+        let version = self.pages[pid as usize].version;
+        self.pages[pid as usize] = PageRec { ppa, refcount: 1, version, entry };
+        if let Some(e) = entry {
+            let queued = rsp.flags & flag::STALE != 0 && self.entries[e as usize].queued;
+            self.entries[e as usize] = EntryRec { pid, version, valid: true, queued };
+        }
+        self.counters[Stat::LivePages as usize] += 1;
+        self.map(lpa, old, pid);
+        rsp.status = Status::Unique;
+        rsp.value = ppa;
+        self.counters[Stat::Writes as usize] += 1;
+        self.counters[Stat::UniqueWrites as usize] += 1;
+    }
+
+    fn map(&mut self, lpa: u32, old: Option<u32>, pid: u32) {
+        if old.is_none() {
+            self.counters[Stat::MappedLpas as usize] += 1;
+        }
+        self.l2p[lpa as usize] = Some(pid);
+    }
+
+    /// Drops one reference to `pid`; its last frees it (version bumped, page
+    /// invalidated, index entry queued for the cleaner).
+    fn release(&mut self, pid: u32) {
+        let p = &mut self.pages[pid as usize];
+        p.refcount -= 1;
+        if p.refcount > 0 {
+            return;
+        }
+        p.version = p.version.wrapping_add(1) & ((1u16 << VERSION_BITS) - 1) as u8;
+        let (ppa, entry) = (p.ppa, p.entry);
+        self.flash.invalidate(ppa);
+        self.free_pids.push(pid);
+        self.counters[Stat::LivePages as usize] -= 1;
+        if let Some(e) = entry {
+            let rec = &mut self.entries[e as usize];
+            if !rec.queued {
+                rec.queued = true;
+                self.stale.push_back(e);
+            }
+        }
+    }
+
+    /// One step of the cleaner: takes the oldest queued entry and releases
+    /// it from the index if it is still stale. False when the queue is empty.
+    pub fn clean_step(&mut self) -> bool {
+        let Some(e) = self.stale.pop_front() else { return false };
+        let rec = self.entries[e as usize];
+        let live = rec.valid && {
+            let p = &self.pages[rec.pid as usize];
+            p.refcount > 0 && p.version == rec.version && p.entry == Some(e)
+        };
+        self.entries[e as usize].queued = false;
+        if !live {
+            let r = self.index.execute(&IndexCommand::deref_entry(e, 0));
+            assert_eq!(r.status, IndexStatus::Freed, "a stale entry is allocated once, by PUT");
+            self.counters[Stat::Cleaned as usize] += 1;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftl::Op;
+
+    fn config(devices: u32, array_wide: bool) -> CoreConfig {
+        CoreConfig {
+            lpas: 64,
+            geometry: Geometry { devices, blocks_per_device: 8, pages_per_block: 4, reserve_blocks: 1 },
+            index_bucket_bits: 4,
+            bloom: true,
+            array_wide,
+        }
+    }
+    fn fp(n: u32) -> Fingerprint {
+        let mut f = [0u8; 20];
+        f[12..16].copy_from_slice(&n.wrapping_mul(0x9e37_79b9).to_be_bytes());
+        f[16..20].copy_from_slice(&n.to_be_bytes());
+        f
+    }
+    fn write(m: &mut CoreModel, lpa: u32, n: u32) -> Response {
+        let (r, _) = m.execute(&Command::new(Op::WriteFp, 0, lpa, fp(n)));
+        m.check_invariants().unwrap();
+        r
+    }
+
+    #[test]
+    fn duplicates_share_one_page_and_the_last_reference_frees_it() {
+        let mut m = CoreModel::new(config(1, true));
+        let a = write(&mut m, 0, 7);
+        let b = write(&mut m, 1, 7);
+        assert_eq!((a.status, b.status, a.value), (Status::Unique, Status::Duplicate, b.value));
+        assert_eq!(m.counter(Stat::LivePages), 1);
+        write(&mut m, 0, 8); // overwrite: one reference left
+        assert_eq!(m.ppa_of(1), Some(a.value));
+        assert_eq!(m.execute(&Command::new(Op::Trim, 0, 1, [0; 20])).0.status, Status::Trimmed);
+        assert_eq!(m.counter(Stat::LivePages), 1, "only content 8 is left");
+        assert_eq!(m.counter(Stat::CleanerBacklog), 1, "content 7's entry waits for the cleaner");
+    }
+
+    #[test]
+    fn a_stale_entry_is_not_deduplicated_and_is_cleaned() {
+        let mut m = CoreModel::new(config(1, true));
+        write(&mut m, 0, 7);
+        m.execute(&Command::new(Op::Trim, 0, 0, [0; 20]));
+        let r = write(&mut m, 1, 7);
+        assert_eq!((r.status, r.flags), (Status::Unique, flag::STALE));
+        // The revived entry is live again: the cleaner keeps it.
+        assert!(m.clean_step());
+        assert_eq!(m.counter(Stat::Cleaned), 0);
+        assert_eq!(write(&mut m, 2, 7).status, Status::Duplicate);
+    }
+
+    #[test]
+    fn device_local_dedup_keeps_a_copy_per_device() {
+        let mut wide = CoreModel::new(config(2, true));
+        let mut local = CoreModel::new(config(2, false));
+        for lpa in 0..8 {
+            write(&mut wide, lpa, 1);
+            write(&mut local, lpa, 1);
+        }
+        assert_eq!(wide.counter(Stat::UniqueWrites), 1);
+        assert_eq!(local.counter(Stat::UniqueWrites), 2);
+    }
+
+    #[test]
+    fn a_full_device_refuses_new_pages_but_takes_overwrites_and_duplicates() {
+        let mut m = CoreModel::new(config(1, true));
+        let usable = m.config().geometry.usable_pages_per_device();
+        for lpa in 0..usable {
+            assert_eq!(write(&mut m, lpa, 100 + lpa).status, Status::Unique);
+        }
+        let r = write(&mut m, usable, 999);
+        assert_eq!(r.status, Status::ErrDeviceFull);
+        assert_eq!(m.ppa_of(usable), None);
+        assert_eq!(write(&mut m, usable, 100).status, Status::Duplicate);
+        // Overwriting the last reference of a page makes room for its successor.
+        assert_eq!(write(&mut m, 5, 555).status, Status::Unique);
+        for lpa in (0..usable).filter(|&l| l != 5) {
+            assert!(m.ppa_of(lpa).is_some());
+        }
+    }
+}

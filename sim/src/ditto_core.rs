@@ -1,0 +1,722 @@
+//! Cosimulation of the whole core (`core_<config>`): [`CoreSim`] sends
+//! commands and streams the pages of `WRITE`s into the SHA-1 lanes, serves
+//! the index's two memory ports and the FTL memory from Rust models, takes
+//! the relocations and responses, and keeps a **backing store** (what each
+//! physical page holds) by doing what a host must: write a unique page's data
+//! at its PPA and move data as relocations say.
+//!
+//! [`CoreSim::run_checked`] compares each response, the relocations before it
+//! and the counters with the golden model ([`CoreModel`]), replaying the
+//! hardware's background-cleaner steps into the model where they happened,
+//! and checks the data: a duplicate's PPA must hold the content written, and
+//! every LPA must read back its last content.
+use crate::hasher::sha1_of;
+use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
+use crate::{Model, PortId, SimError};
+use ditto_hw::ftl::flash::{Geometry, Relocation};
+use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
+use ditto_hw::ftl::{region, Op, Stat, Status, STATS};
+use ditto_hw::index::model::IndexStats;
+use ditto_hw::index::{Fingerprint, TABLE_ADDR_BITS};
+use ditto_hw::Config;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{HashMap, VecDeque};
+
+/// A 4 KiB page.
+pub type Page = [u8; 4096];
+
+/// One command and, for a `WRITE`, its page.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub cmd: Command,
+    pub page: Option<Box<Page>>,
+}
+
+impl Job {
+    /// The command as the golden model sees it (a `WRITE` carries its page's SHA-1).
+    pub fn model_command(&self) -> Command {
+        let mut cmd = self.cmd;
+        if let Some(page) = &self.page {
+            cmd.fp = sha1_of(page);
+        }
+        cmd
+    }
+}
+
+/// How the core is set up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CoreSetup {
+    pub lpas: u32,
+    pub geometry: Geometry,
+    pub array_wide: bool,
+    pub bloom: bool,
+    /// Timing of all three memories.
+    pub memory: MemTiming,
+}
+
+impl CoreSetup {
+    /// The golden model's parameters for this setup on `config`.
+    pub fn core_config(&self, config: &Config) -> CoreConfig {
+        CoreConfig {
+            lpas: self.lpas,
+            geometry: self.geometry,
+            index_bucket_bits: config.index_bucket_bits,
+            bloom: self.bloom,
+            array_wide: self.array_wide,
+        }
+    }
+}
+
+/// Stall probabilities on the host side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostTraffic {
+    pub cmd_valid: f64,
+    pub page_valid: f64,
+    pub rsp_ready: f64,
+    pub mv_ready: f64,
+    pub seed: u64,
+}
+
+impl HostTraffic {
+    pub const FULL_SPEED: HostTraffic =
+        HostTraffic { cmd_valid: 1.0, page_valid: 1.0, rsp_ready: 1.0, mv_ready: 1.0, seed: 0 };
+}
+
+/// A run's result.
+#[derive(Clone, Debug, Default)]
+pub struct CoreRun {
+    pub responses: Vec<Response>,
+    /// Relocations taken before each response.
+    pub moves: Vec<Vec<Relocation>>,
+    /// Cleaner steps (in idle gaps) finished before each command ran.
+    pub cleaner_steps: Vec<u32>,
+    /// Cleaner steps after the last response.
+    pub trailing_cleaner_steps: u32,
+    /// Cycles from the first command offered to the last response taken.
+    pub cycles: u64,
+    /// Cycle (from the run's start) each response left on.
+    pub answered_at: Vec<u64>,
+    /// Cycle (from the run's start) the last word of each job's page went in.
+    pub page_done_at: Vec<Option<u64>>,
+}
+
+/// A cosimulation failure.
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error(transparent)]
+    Memory(#[from] IndexError),
+    #[error(
+        "the core made no progress for {idle} cycles at cycle {cycle} ({sent} commands in, {received} responses out)"
+    )]
+    Hang { cycle: u64, idle: u64, sent: usize, received: usize },
+    #[error("response {index} has the unknown status code {code}")]
+    BadStatus { index: usize, code: u8 },
+    #[error("command {index} {cmd:?}: hardware answered {got:?}, the golden model {want:?}")]
+    Mismatch { index: usize, cmd: Command, got: Response, want: Response },
+    #[error("command {index} {cmd:?}: hardware relocated {got:?}, the golden model {want:?}")]
+    Moves { index: usize, cmd: Command, got: Vec<Relocation>, want: Vec<Relocation> },
+    #[error("the golden model has no queued entry for the hardware's cleaner step before command {index}")]
+    Cleaner { index: usize },
+    #[error("counters after the run: hardware {got:?}, golden model {want:?}")]
+    Counters { got: [u32; STATS], want: [u32; STATS] },
+    #[error("index counters after the run: hardware {got:?}, golden model {want:?}")]
+    IndexCounters { got: IndexStats, want: IndexStats },
+    #[error("data: {0}")]
+    Data(String),
+    #[error("the FTL memory got a request for {addr:#x}, beyond its region")]
+    BadAddress { addr: u32 },
+    #[error("golden model invariant: {0}")]
+    Invariant(String),
+}
+
+const HANG_CYCLES: u64 = 200_000;
+
+/// The core's counter ports, in [`Stat`] order.
+const STAT_PORTS: [&str; STATS] = [
+    "writes",
+    "unique_writes",
+    "duplicate_writes",
+    "relocations",
+    "erases",
+    "stale_hits",
+    "cleaned",
+    "live_pages",
+    "mapped_lpas",
+    "index_full",
+    "errors",
+    "cleaner_backlog",
+];
+
+/// The FTL memory: one 64-bit word per address, regions bounded.
+struct FtlMemory {
+    timing: MemTiming,
+    rng: ChaCha8Rng,
+    words: HashMap<u32, u64>,
+    limits: [u32; 16],
+    queue: VecDeque<(u64, u64)>,
+    req_ready: bool,
+    presenting: bool,
+}
+
+impl FtlMemory {
+    fn new(timing: MemTiming, setup: &CoreSetup, entries: u32) -> Self {
+        let g = setup.geometry;
+        let blocks = g.devices * g.blocks_per_device;
+        let mut limits = [0u32; 16];
+        limits[region::L2P as usize] = setup.lpas;
+        limits[region::PAGE as usize] = g.pages();
+        limits[region::ENTRY as usize] = entries;
+        limits[region::REV as usize] = g.pages();
+        limits[region::BLK as usize] = blocks;
+        limits[region::DEV as usize] = g.devices;
+        limits[region::DEVV as usize] = g.devices;
+        limits[region::FREE as usize] = blocks;
+        limits[region::STALE as usize] = 1 << 16;
+        limits[region::PIDS as usize] = g.pages();
+        FtlMemory {
+            timing,
+            rng: ChaCha8Rng::seed_from_u64(0),
+            words: HashMap::new(),
+            limits,
+            queue: VecDeque::new(),
+            req_ready: false,
+            presenting: false,
+        }
+    }
+}
+
+/// The whole core of one configuration under Verilator.
+pub struct CoreSim<'m> {
+    model: &'m mut Model,
+    config: Config,
+    setup: CoreSetup,
+    pins: Pins,
+    stat_ports: Vec<PortId>,
+    idx_stat_ports: Vec<PortId>,
+    tbl: (MemPins, MemPort),
+    fps: (MemPins, MemPort),
+    mem: FtlMemory,
+    /// What each physical page holds (the fingerprint of its content).
+    store: HashMap<u32, Fingerprint>,
+    /// The content each LPA was last written with (by acknowledged writes).
+    content: HashMap<u32, Fingerprint>,
+}
+
+struct Pins {
+    reset: PortId,
+    bloom_enable: PortId,
+    fsm_limit: PortId,
+    cfg_dev_bits: PortId,
+    cfg_block_bits: PortId,
+    cfg_page_bits: PortId,
+    cfg_reserve: PortId,
+    cfg_lpas: PortId,
+    cfg_array_wide: PortId,
+    cmd_valid: PortId,
+    cmd_ready: PortId,
+    cmd_op: PortId,
+    cmd_tag: PortId,
+    cmd_lpa: PortId,
+    cmd_fp: PortId,
+    page_word: PortId,
+    page_valid: PortId,
+    page_ready: PortId,
+    rsp_valid: PortId,
+    rsp_ready: PortId,
+    rsp_tag: PortId,
+    rsp_status: PortId,
+    rsp_value: PortId,
+    rsp_flags: PortId,
+    mv_valid: PortId,
+    mv_ready: PortId,
+    mv_from: PortId,
+    mv_to: PortId,
+    cleaned: PortId,
+    mem_req_valid: PortId,
+    mem_req_ready: PortId,
+    mem_req_write: PortId,
+    mem_req_addr: PortId,
+    mem_req_wdata: PortId,
+    mem_rsp_valid: PortId,
+    mem_rsp_rdata: PortId,
+}
+
+/// The model name of a configuration's whole core.
+pub fn model_name(config: &Config) -> String {
+    format!("core_{}", config.name)
+}
+
+fn log2(x: u32) -> u64 {
+    assert!(x.is_power_of_two(), "{x} is not a power of two");
+    x.trailing_zeros() as u64
+}
+
+impl<'m> CoreSim<'m> {
+    /// Attaches to `model` (`core_<config>`), resets the core with `setup`
+    /// and waits until it takes commands.
+    pub fn attach(model: &'m mut Model, config: &Config, setup: CoreSetup) -> Result<Self, SimError> {
+        let p = |n: &str| model.port(n);
+        let i = |n: &str| model.input(n);
+        let pins = Pins {
+            reset: i("reset")?,
+            bloom_enable: i("bloom_enable")?,
+            fsm_limit: i("fsm_limit_log2")?,
+            cfg_dev_bits: i("cfg_dev_bits")?,
+            cfg_block_bits: i("cfg_block_bits")?,
+            cfg_page_bits: i("cfg_page_bits")?,
+            cfg_reserve: i("cfg_reserve")?,
+            cfg_lpas: i("cfg_lpas")?,
+            cfg_array_wide: i("cfg_array_wide")?,
+            cmd_valid: i("cmd_valid")?,
+            cmd_ready: p("cmd_ready")?,
+            cmd_op: i("cmd_op")?,
+            cmd_tag: i("cmd_tag")?,
+            cmd_lpa: i("cmd_lpa")?,
+            cmd_fp: i("cmd_fp")?,
+            page_word: i("page_word")?,
+            page_valid: i("page_valid")?,
+            page_ready: p("page_ready")?,
+            rsp_valid: p("rsp_valid")?,
+            rsp_ready: i("rsp_ready")?,
+            rsp_tag: p("rsp_tag")?,
+            rsp_status: p("rsp_status")?,
+            rsp_value: p("rsp_value")?,
+            rsp_flags: p("rsp_flags")?,
+            mv_valid: p("mv_valid")?,
+            mv_ready: i("mv_ready")?,
+            mv_from: p("mv_from")?,
+            mv_to: p("mv_to")?,
+            cleaned: p("cleaned")?,
+            mem_req_valid: p("mem_req_valid")?,
+            mem_req_ready: i("mem_req_ready")?,
+            mem_req_write: p("mem_req_write")?,
+            mem_req_addr: p("mem_req_addr")?,
+            mem_req_wdata: p("mem_req_wdata")?,
+            mem_rsp_valid: i("mem_rsp_valid")?,
+            mem_rsp_rdata: i("mem_rsp_rdata")?,
+        };
+        let stat_ports = STAT_PORTS.iter().map(|n| p(&format!("stat_{n}"))).collect::<Result<Vec<_>, _>>()?;
+        let idx_stat_ports = ["commands", "bloom_negatives", "false_positives", "rebuilds", "signature_misses"]
+            .iter()
+            .chain(&["entries_used"])
+            .map(|n| p(&format!("idx_stat_{n}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tbl = (MemPins::find(model, "tbl", "addr")?, MemPort::new(setup.memory, 1 << TABLE_ADDR_BITS, 0));
+        let fps = (MemPins::find(model, "fp", "entry")?, MemPort::new(setup.memory, config.index_entries(), 0));
+        let mem = FtlMemory::new(setup.memory, &setup, config.index_entries() as u32);
+        let mut sim = CoreSim {
+            model,
+            config: *config,
+            setup,
+            pins,
+            stat_ports,
+            idx_stat_ports,
+            tbl,
+            fps,
+            mem,
+            store: HashMap::new(),
+            content: HashMap::new(),
+        };
+        sim.reset()?;
+        Ok(sim)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    pub fn setup(&self) -> CoreSetup {
+        self.setup
+    }
+    /// The golden model of this setup, empty.
+    pub fn golden(&self) -> CoreModel {
+        CoreModel::new(self.setup.core_config(&self.config))
+    }
+    pub fn cycles(&self) -> u64 {
+        self.model.cycles()
+    }
+
+    /// Pulses reset and waits until the core has initialised its tables.
+    pub fn reset(&mut self) -> Result<(), SimError> {
+        self.tbl.1.clear_queue();
+        self.fps.1.clear_queue();
+        self.mem.queue.clear();
+        self.store.clear();
+        self.content.clear();
+        let g = self.setup.geometry;
+        let (pins, m) = (&self.pins, &mut *self.model);
+        for (port, value) in [
+            (pins.cmd_valid, 0),
+            (pins.page_valid, 0),
+            (pins.rsp_ready, 0),
+            (pins.mv_ready, 0),
+            (pins.bloom_enable, self.setup.bloom as u64),
+            (pins.fsm_limit, self.config.index_fsms.trailing_zeros() as u64),
+            (pins.cfg_dev_bits, log2(g.devices)),
+            (pins.cfg_block_bits, log2(g.blocks_per_device)),
+            (pins.cfg_page_bits, log2(g.pages_per_block)),
+            (pins.cfg_reserve, g.reserve_blocks as u64),
+            (pins.cfg_lpas, self.setup.lpas as u64),
+            (pins.cfg_array_wide, self.setup.array_wide as u64),
+            (pins.reset, 1),
+        ] {
+            m.set(port, value);
+        }
+        m.eval();
+        m.tick();
+        m.set(pins.reset, 0);
+        let limit = 4 * (self.config.index_entries() as u64 + self.setup.lpas as u64 + g.pages() as u64) + 10_000;
+        for _ in 0..limit {
+            self.drive_memories();
+            self.model.eval();
+            self.take_memory_requests().map_err(|e| SimError::Protocol(e.to_string()))?;
+            if self.model.get(self.pins.cmd_ready) == 1 {
+                // The slot takes a command at once; the controller may still
+                // be initialising, which a command simply waits for.
+                return Ok(());
+            }
+            self.model.tick();
+        }
+        Err(SimError::Protocol(format!("{} did not leave reset in {limit} cycles", model_name(&self.config))))
+    }
+
+    /// The core's counters (by [`Stat`] number).
+    pub fn counters(&mut self) -> [u32; STATS] {
+        self.model.eval();
+        core::array::from_fn(|i| self.model.get(self.stat_ports[i]) as u32)
+    }
+
+    /// The index's counters.
+    pub fn index_stats(&mut self) -> IndexStats {
+        self.model.eval();
+        let s: Vec<u32> = self.idx_stat_ports.iter().map(|p| self.model.get(*p) as u32).collect();
+        IndexStats {
+            commands: s[0],
+            bloom_negatives: s[1],
+            false_positives: s[2],
+            rebuilds: s[3],
+            signature_misses: s[4],
+            entries_used: s[5],
+        }
+    }
+
+    fn drive_memories(&mut self) {
+        let now = self.model.cycles();
+        let m = &mut *self.model;
+        self.tbl.1.drive(m, &self.tbl.0, now);
+        self.fps.1.drive(m, &self.fps.0, now);
+        let mem = &mut self.mem;
+        mem.req_ready = mem.timing.ready >= 1.0 || mem.rng.gen_bool(mem.timing.ready);
+        m.set(self.pins.mem_req_ready, mem.req_ready as u64);
+        mem.presenting = false;
+        match mem.queue.front() {
+            Some(&(due, data)) if due <= now => {
+                m.set(self.pins.mem_rsp_valid, 1);
+                m.set(self.pins.mem_rsp_rdata, data);
+                mem.presenting = true;
+            }
+            _ => m.set(self.pins.mem_rsp_valid, 0),
+        }
+    }
+
+    fn take_memory_requests(&mut self) -> Result<(), CoreError> {
+        let now = self.model.cycles();
+        let m = &mut *self.model;
+        self.tbl.1.take(m, &self.tbl.0, now, "table")?;
+        self.fps.1.take(m, &self.fps.0, now, "fingerprint")?;
+        let mem = &mut self.mem;
+        if mem.presenting {
+            mem.queue.pop_front();
+        }
+        if mem.req_ready && m.get(self.pins.mem_req_valid) == 1 {
+            let addr = m.get(self.pins.mem_req_addr) as u32;
+            if addr & 0x0fff_ffff >= mem.limits[(addr >> 28) as usize] {
+                return Err(CoreError::BadAddress { addr });
+            }
+            if m.get(self.pins.mem_req_write) == 1 {
+                mem.words.insert(addr, m.get(self.pins.mem_req_wdata));
+            } else {
+                mem.queue.push_back((now + mem.timing.latency, mem.words.get(&addr).copied().unwrap_or(0)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends `jobs` (streaming the pages of `WRITE`s as fast as the lanes and
+    /// `traffic` allow) and collects the responses and relocations.
+    pub fn run(&mut self, jobs: &[Job], traffic: HostTraffic) -> Result<CoreRun, CoreError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(traffic.seed);
+        self.tbl.1.reseed(traffic.seed ^ 1);
+        self.fps.1.reseed(traffic.seed ^ 2);
+        self.mem.rng = ChaCha8Rng::seed_from_u64(traffic.seed ^ 3);
+        let pages: Vec<usize> = (0..jobs.len()).filter(|&j| jobs[j].page.is_some()).collect();
+        let (mut next_page, mut word) = (0usize, 0usize);
+        let start = self.model.cycles();
+        let (mut sent, mut last_progress) = (0usize, start);
+        let mut loaded = None;
+        let mut run = CoreRun { page_done_at: vec![None; jobs.len()], ..Default::default() };
+        let mut moves = Vec::new();
+        let mut steps = 0u32;
+        while run.responses.len() < jobs.len() {
+            let now = self.model.cycles();
+            let p = &self.pins;
+            let offer = sent < jobs.len() && (traffic.cmd_valid >= 1.0 || rng.gen_bool(traffic.cmd_valid));
+            if offer && loaded != Some(sent) {
+                loaded = Some(sent);
+                let c = &jobs[sent].cmd;
+                self.model.set(p.cmd_op, c.op as u64);
+                self.model.set(p.cmd_tag, c.tag as u64);
+                self.model.set(p.cmd_lpa, c.lpa as u64);
+                self.model.set_words(p.cmd_fp, &fp_words(&c.fp));
+            }
+            self.model.set(p.cmd_valid, offer as u64);
+            let page_offer = next_page < pages.len() && (traffic.page_valid >= 1.0 || rng.gen_bool(traffic.page_valid));
+            if page_offer {
+                let page = jobs[pages[next_page]].page.as_ref().unwrap();
+                let w = u32::from_be_bytes(page[4 * word..4 * word + 4].try_into().unwrap());
+                self.model.set(p.page_word, w as u64);
+            }
+            self.model.set(p.page_valid, page_offer as u64);
+            let take = traffic.rsp_ready >= 1.0 || rng.gen_bool(traffic.rsp_ready);
+            let take_mv = traffic.mv_ready >= 1.0 || rng.gen_bool(traffic.mv_ready);
+            self.model.set(p.rsp_ready, take as u64);
+            self.model.set(p.mv_ready, take_mv as u64);
+            self.drive_memories();
+            self.model.eval();
+            let p = &self.pins;
+            if offer && self.model.get(p.cmd_ready) == 1 {
+                sent += 1;
+                last_progress = now;
+            }
+            if page_offer && self.model.get(p.page_ready) == 1 {
+                word += 1;
+                if word == 1024 {
+                    run.page_done_at[pages[next_page]] = Some(now - start);
+                    word = 0;
+                    next_page += 1;
+                }
+                last_progress = now;
+            }
+            if self.model.get(p.cleaned) == 1 {
+                steps += 1;
+            }
+            if take_mv && self.model.get(p.mv_valid) == 1 {
+                let (from, to) = (self.model.get(p.mv_from) as u32, self.model.get(p.mv_to) as u32);
+                moves.push(Relocation { owner: 0, from, to });
+                last_progress = now;
+            }
+            if take && self.model.get(p.rsp_valid) == 1 {
+                let code = self.model.get(p.rsp_status) as u8;
+                let index = run.responses.len();
+                let status = Status::from_u8(code).ok_or(CoreError::BadStatus { index, code })?;
+                run.responses.push(Response {
+                    tag: self.model.get(p.rsp_tag) as u8,
+                    status,
+                    value: self.model.get(p.rsp_value) as u32,
+                    flags: self.model.get(p.rsp_flags) as u8,
+                });
+                run.moves.push(std::mem::take(&mut moves));
+                run.cleaner_steps.push(std::mem::take(&mut steps));
+                run.answered_at.push(now - start);
+                last_progress = now;
+            }
+            self.take_memory_requests()?;
+            self.model.tick();
+            if now - last_progress > HANG_CYCLES {
+                return Err(CoreError::Hang { cycle: now, idle: HANG_CYCLES, sent, received: run.responses.len() });
+            }
+        }
+        run.cycles = self.model.cycles() - start;
+        // Let the cleaner work in the idle gap that follows, as a host that
+        // pauses would; its steps are replayed into the model.
+        self.model.set(self.pins.cmd_valid, 0);
+        self.model.set(self.pins.page_valid, 0);
+        self.model.set(self.pins.rsp_ready, 0);
+        for _ in 0..256 {
+            self.drive_memories();
+            self.model.eval();
+            if self.model.get(self.pins.rsp_valid) == 1 || self.model.get(self.pins.mv_valid) == 1 {
+                return Err(CoreError::Data("a response or relocation came after the last response".into()));
+            }
+            if self.model.get(self.pins.cleaned) == 1 {
+                steps += 1;
+            }
+            self.take_memory_requests()?;
+            self.model.tick();
+        }
+        run.trailing_cleaner_steps = steps;
+        Ok(run)
+    }
+
+    /// Runs `jobs` and checks every response and relocation against
+    /// `golden`, the backing store's data, and afterwards the counters.
+    pub fn run_checked(
+        &mut self,
+        golden: &mut CoreModel,
+        jobs: &[Job],
+        traffic: HostTraffic,
+    ) -> Result<CoreRun, CoreError> {
+        let run = self.run(jobs, traffic)?;
+        for (index, job) in jobs.iter().enumerate() {
+            for _ in 0..run.cleaner_steps[index] {
+                if !golden.clean_step() {
+                    return Err(CoreError::Cleaner { index });
+                }
+            }
+            let cmd = job.model_command();
+            let (want, want_moves) = golden.execute(&cmd);
+            let got = run.responses[index];
+            if got != want {
+                return Err(CoreError::Mismatch { index, cmd, got, want });
+            }
+            let want_moves: Vec<Relocation> =
+                want_moves.into_iter().map(|r| Relocation { owner: 0, from: r.from, to: r.to }).collect();
+            if run.moves[index] != want_moves {
+                return Err(CoreError::Moves { index, cmd, got: run.moves[index].clone(), want: want_moves });
+            }
+            self.apply_to_store(&cmd, &got, &run.moves[index])
+                .map_err(|e| CoreError::Data(format!("command {index}: {e}")))?;
+        }
+        for _ in 0..run.trailing_cleaner_steps {
+            if !golden.clean_step() {
+                return Err(CoreError::Cleaner { index: jobs.len() });
+            }
+        }
+        golden.check_invariants().map_err(CoreError::Invariant)?;
+        self.check_counters(golden)?;
+        Ok(run)
+    }
+
+    /// Compares the core's and the index's counters with `golden`.
+    pub fn check_counters(&mut self, golden: &CoreModel) -> Result<(), CoreError> {
+        let (got, want) = (self.counters(), golden.counters());
+        if got != want {
+            return Err(CoreError::Counters { got, want });
+        }
+        let (got, want) = (self.index_stats(), golden.index_stats());
+        if got != want {
+            return Err(CoreError::IndexCounters { got, want });
+        }
+        Ok(())
+    }
+
+    /// Does what the host does with a response: moves data as relocated,
+    /// stores a unique page's data, and checks that a duplicate's or a
+    /// read's PPA holds the LPA's content.
+    fn apply_to_store(&mut self, cmd: &Command, rsp: &Response, moves: &[Relocation]) -> Result<(), String> {
+        // Moves happen in order; a page's old copy stays readable until its
+        // block is rewritten, which no later move of the same batch does.
+        for m in moves {
+            let data = *self.store.get(&m.from).ok_or(format!("relocation from {} which holds nothing", m.from))?;
+            self.store.insert(m.to, data);
+        }
+        match rsp.status {
+            Status::Unique => {
+                self.store.insert(rsp.value, cmd.fp);
+                self.content.insert(cmd.lpa, cmd.fp);
+            }
+            Status::Duplicate => {
+                let held = self.store.get(&rsp.value);
+                if held != Some(&cmd.fp) {
+                    return Err(format!(
+                        "duplicate of lpa {} mapped to ppa {} which holds other data",
+                        cmd.lpa, rsp.value
+                    ));
+                }
+                self.content.insert(cmd.lpa, cmd.fp);
+            }
+            Status::Mapped => {
+                let want = self
+                    .content
+                    .get(&cmd.lpa)
+                    .ok_or(format!("lpa {} reads as mapped but was never written", cmd.lpa))?;
+                if self.store.get(&rsp.value) != Some(want) {
+                    return Err(format!(
+                        "lpa {} reads ppa {} which does not hold its last content",
+                        cmd.lpa, rsp.value
+                    ));
+                }
+            }
+            Status::Unmapped if cmd.op == Op::Read as u8 && self.content.contains_key(&cmd.lpa) => {
+                return Err(format!("lpa {} was written but reads as unmapped", cmd.lpa));
+            }
+            Status::Trimmed => {
+                self.content.remove(&cmd.lpa);
+            }
+            Status::Done if cmd.op == Op::Reset as u8 => {
+                self.content.clear();
+                self.store.clear();
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// LPAs the test has written and not trimmed.
+    pub fn written_lpas(&self) -> Vec<u32> {
+        let mut l: Vec<u32> = self.content.keys().copied().collect();
+        l.sort();
+        l
+    }
+}
+
+/// Command streams for tests and benchmarks.
+pub mod workload {
+    use super::*;
+
+    /// A page whose content is named by `content` (same number, same bytes).
+    pub fn page_of(content: u32) -> Box<Page> {
+        let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0000_0000 ^ content as u64);
+        let mut page = Box::new([0u8; 4096]);
+        rng.fill(&mut page[..]);
+        page
+    }
+
+    /// A fingerprint named by `content` (for `WRITE_FP`; distinct from pages').
+    pub fn fp_of(content: u32) -> Fingerprint {
+        let mut rng = ChaCha8Rng::seed_from_u64(0xf00d_0000_0000 ^ content as u64);
+        rng.gen()
+    }
+
+    pub fn job(op: Op, tag: u8, lpa: u32, content: u32) -> Job {
+        match op {
+            Op::Write => Job { cmd: Command::new(op, tag, lpa, [0; 20]), page: Some(page_of(content)) },
+            _ => Job { cmd: Command::new(op, tag, lpa, fp_of(content)), page: None },
+        }
+    }
+
+    /// A random mix: writes rich in duplicates (contents from a pool of
+    /// `contents`), overwrites, `WRITE_UNIQUE`s, reads, trims, statistics
+    /// (some out of range), out-of-range LPAs, and a `SYNC` now and then.
+    /// `full_pages` of every 1,000 writes are full-page `WRITE`s.
+    pub fn mixed(rng: &mut ChaCha8Rng, n: usize, lpas: u32, contents: u32, full_pages: u32) -> Vec<Job> {
+        (0..n)
+            .map(|i| {
+                let tag = i as u8;
+                let lpa = if rng.gen_ratio(1, 200) { lpas + rng.gen_range(0..16) } else { rng.gen_range(0..lpas) };
+                let content = rng.gen_range(0..contents);
+                match rng.gen_range(0..100) {
+                    0..=59 if rng.gen_range(0..1000) < full_pages => job(Op::Write, tag, lpa, content),
+                    0..=59 => job(Op::WriteFp, tag, lpa, content),
+                    60..=62 => job(Op::WriteUnique, tag, lpa, content),
+                    63..=79 => job(Op::Read, tag, lpa, 0),
+                    80..=96 => job(Op::Trim, tag, lpa, 0),
+                    97..=98 => job(Op::Stats, tag, rng.gen_range(0..STATS as u32 + 2), 0),
+                    _ => job(Op::Sync, tag, 0, 0),
+                }
+            })
+            .collect()
+    }
+
+    /// `READ` of every LPA (tags continue from `first_tag`).
+    pub fn read_all(lpas: u32, first_tag: usize) -> Vec<Job> {
+        (0..lpas).map(|l| job(Op::Read, (first_tag + l as usize) as u8, l, 0)).collect()
+    }
+}
+
+/// The golden model's counter `stat` (re-exported for tests).
+pub fn stat(counters: &[u32; STATS], stat: Stat) -> u32 {
+    counters[stat as usize]
+}
