@@ -95,6 +95,8 @@ pub struct CoreRun {
     pub trailing_cleaner_steps: u32,
     /// Cycles from the first command offered to the last response taken.
     pub cycles: u64,
+    /// Cycle (from the run's start) each command was taken into the slot on.
+    pub taken_at: Vec<u64>,
     /// Cycle (from the run's start) each response left on.
     pub answered_at: Vec<u64>,
     /// Cycle (from the run's start) the last word of each job's page went in.
@@ -114,8 +116,8 @@ pub enum CoreError {
     Hang { cycle: u64, idle: u64, sent: usize, received: usize },
     #[error("response {index} has the unknown status code {code}")]
     BadStatus { index: usize, code: u8 },
-    #[error("command {index} {cmd:?}: hardware answered {got:?}, the golden model {want:?}")]
-    Mismatch { index: usize, cmd: Command, got: Response, want: Response },
+    #[error("command {index} {cmd:?}: hardware answered {got:?}, the golden model {want:?}; before it:\n{context}")]
+    Mismatch { index: usize, cmd: Command, got: Response, want: Response, context: String },
     #[error("command {index} {cmd:?}: hardware relocated {got:?}, the golden model {want:?}")]
     Moves { index: usize, cmd: Command, got: Vec<Relocation>, want: Vec<Relocation> },
     #[error("the golden model has no queued entry for the hardware's cleaner step before command {index}")]
@@ -124,6 +126,8 @@ pub enum CoreError {
     Counters { got: [u32; STATS], want: [u32; STATS] },
     #[error("index counters after the run: hardware {got:?}, golden model {want:?}")]
     IndexCounters { got: IndexStats, want: IndexStats },
+    #[error("tables: {0}")]
+    Tables(String),
     #[error("data: {0}")]
     Data(String),
     #[error("the FTL memory got a request for {addr:#x}, beyond its region")]
@@ -235,6 +239,7 @@ struct Pins {
     mv_from: PortId,
     mv_to: PortId,
     cleaned: PortId,
+    idle: PortId,
     mem_req_valid: PortId,
     mem_req_ready: PortId,
     mem_req_write: PortId,
@@ -290,6 +295,7 @@ impl<'m> CoreSim<'m> {
             mv_from: p("mv_from")?,
             mv_to: p("mv_to")?,
             cleaned: p("cleaned")?,
+            idle: p("idle")?,
             mem_req_valid: p("mem_req_valid")?,
             mem_req_ready: i("mem_req_ready")?,
             mem_req_write: p("mem_req_write")?,
@@ -487,6 +493,7 @@ impl<'m> CoreSim<'m> {
             self.model.eval();
             let p = &self.pins;
             if offer && self.model.get(p.cmd_ready) == 1 {
+                run.taken_at.push(now - start);
                 sent += 1;
                 last_progress = now;
             }
@@ -530,13 +537,25 @@ impl<'m> CoreSim<'m> {
         }
         run.cycles = self.model.cycles() - start;
         // Let the cleaner work in the idle gap that follows, as a host that
-        // pauses would; its steps are replayed into the model.
+        // pauses would, and stop between two of its steps; its steps are
+        // replayed into the model.
         self.model.set(self.pins.cmd_valid, 0);
         self.model.set(self.pins.page_valid, 0);
         self.model.set(self.pins.rsp_ready, 0);
-        for _ in 0..256 {
+        for cycle in 0.. {
             self.drive_memories();
             self.model.eval();
+            if cycle >= 256 && self.model.get(self.pins.idle) == 1 {
+                break;
+            }
+            if cycle > HANG_CYCLES {
+                return Err(CoreError::Hang {
+                    cycle: self.model.cycles(),
+                    idle: HANG_CYCLES,
+                    sent,
+                    received: jobs.len(),
+                });
+            }
             if self.model.get(self.pins.rsp_valid) == 1 || self.model.get(self.pins.mv_valid) == 1 {
                 return Err(CoreError::Data("a response or relocation came after the last response".into()));
             }
@@ -569,7 +588,23 @@ impl<'m> CoreSim<'m> {
             let (want, want_moves) = golden.execute(&cmd);
             let got = run.responses[index];
             if got != want {
-                return Err(CoreError::Mismatch { index, cmd, got, want });
+                let context = (index.saturating_sub(12)..index)
+                    .map(|i| {
+                        let c = jobs[i].model_command();
+                        format!(
+                            "  {i}: op {} lpa {} fp {} -> {:?} after {} cleaner steps, moves {:?}",
+                            c.op,
+                            c.lpa,
+                            crate::hasher::hex(&c.fp[..4]),
+                            run.responses[i],
+                            run.cleaner_steps[i],
+                            run.moves[i]
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    + &format!("\n  its relocations: hardware {:?}, golden model {:?}", run.moves[index], want_moves);
+                return Err(CoreError::Mismatch { index, cmd, got, want, context });
             }
             let want_moves: Vec<Relocation> =
                 want_moves.into_iter().map(|r| Relocation { owner: 0, from: r.from, to: r.to }).collect();
@@ -586,7 +621,49 @@ impl<'m> CoreSim<'m> {
         }
         golden.check_invariants().map_err(CoreError::Invariant)?;
         self.check_counters(golden)?;
+        self.check_tables(golden)?;
         Ok(run)
+    }
+
+    /// Word `index` of `region` of the FTL memory (0 if never written).
+    pub fn ftl_word(&self, region: u32, index: u32) -> u64 {
+        self.mem.words.get(&ditto_hw::ftl::mem_addr(region, index)).copied().unwrap_or(0)
+    }
+
+    /// Compares the controller's tables in FTL memory with `golden`: every
+    /// LPA's mapping, and every live page's record (PPA, reference count,
+    /// version, index entry), so the hardware's reference counts add up.
+    pub fn check_tables(&self, golden: &CoreModel) -> Result<(), CoreError> {
+        for lpa in 0..self.setup.lpas {
+            let word = self.ftl_word(region::L2P, lpa);
+            let got = (word >> 24 & 1 == 1).then_some(word as u32 & 0xff_ffff);
+            if got != golden.pid_of(lpa) {
+                return Err(CoreError::Tables(format!(
+                    "L2P[{lpa}]: hardware {got:?}, golden model {:?}",
+                    golden.pid_of(lpa)
+                )));
+            }
+        }
+        for pid in 0..self.setup.geometry.pages() {
+            let (ppa, rc, version, entry) = golden.page_record(pid);
+            if rc == 0 {
+                continue;
+            }
+            let w = self.ftl_word(region::PAGE, pid);
+            let got = (
+                w as u32 & 0xff_ffff,
+                (w >> 52) as u32,
+                (w >> 44) as u8,
+                (w >> 40 & 1 == 1).then_some((w >> 24) as u16),
+            );
+            if got != (ppa, rc, version, entry) {
+                return Err(CoreError::Tables(format!(
+                    "PAGE[{pid}] (ppa, refcount, version, entry): hardware {got:?}, golden model {:?}",
+                    (ppa, rc, version, entry)
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Compares the core's and the index's counters with `golden`.
@@ -689,7 +766,8 @@ pub mod workload {
 
     /// A random mix: writes rich in duplicates (contents from a pool of
     /// `contents`), overwrites, `WRITE_UNIQUE`s, reads, trims, statistics
-    /// (some out of range), out-of-range LPAs, and a `SYNC` now and then.
+    /// (some out of range), out-of-range LPAs, a `SYNC` now and then and a
+    /// `RESET` about once in 5,000 commands.
     /// `full_pages` of every 1,000 writes are full-page `WRITE`s.
     pub fn mixed(rng: &mut ChaCha8Rng, n: usize, lpas: u32, contents: u32, full_pages: u32) -> Vec<Job> {
         (0..n)
@@ -704,6 +782,7 @@ pub mod workload {
                     63..=79 => job(Op::Read, tag, lpa, 0),
                     80..=96 => job(Op::Trim, tag, lpa, 0),
                     97..=98 => job(Op::Stats, tag, rng.gen_range(0..STATS as u32 + 2), 0),
+                    _ if rng.gen_ratio(1, 50) => job(Op::Reset, tag, 0, 0),
                     _ => job(Op::Sync, tag, 0, 0),
                 }
             })

@@ -162,6 +162,8 @@ pub struct FtlController {
     pub mem_rsp_rdata: Signal<In, Bits<MEM_DATA_BITS>>,
 
     pub cleaned: Signal<Out, Bit>,
+    /// High while the controller waits for a command (no cleaner step running).
+    pub idle: Signal<Out, Bit>,
     pub stat: [Signal<Out, Bits<32>>; STATS],
 
     state: DFF<State>,
@@ -238,6 +240,7 @@ pub struct FtlController {
     cur_ppa: Signal<Local, Bits<ADDR_BITS>>,
     gc_ppa: Signal<Local, Bits<ADDR_BITS>>,
     backlog: Signal<Local, Bits<17>>,
+    next_version: Signal<Local, Bits<VERSION_BITS>>,
     mem_read: Signal<Local, Bit>,
     mem_write: Signal<Local, Bit>,
     done: Signal<Local, Bit>,
@@ -293,6 +296,7 @@ impl Default for FtlController {
             mem_rsp_valid: Default::default(),
             mem_rsp_rdata: Default::default(),
             cleaned: Default::default(),
+            idle: Default::default(),
             stat: core::array::from_fn(|_| Default::default()),
             state: Default::default(),
             ret: Default::default(),
@@ -361,6 +365,7 @@ impl Default for FtlController {
             cur_ppa: Default::default(),
             gc_ppa: Default::default(),
             backlog: Default::default(),
+            next_version: Default::default(),
             mem_read: Default::default(),
             mem_write: Default::default(),
             done: Default::default(),
@@ -470,6 +475,9 @@ impl Logic for FtlController {
         self.gc_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.victim.q.val()) << self.cfg_page_bits.val())
             | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.gc_page.q.val());
         self.backlog.next = self.stale_tail.q.val() - self.stale_head.q.val();
+        // The freed page's next version, wrapping in its own width (inside a
+        // wider expression Verilog would carry into the refcount field).
+        self.next_version.next = self.rel_rec.q.val().get_bits::<VERSION_BITS>(44) + 1;
         // A read's data: only the state that issued it is waiting.
         self.done.next = self.pending.q.val() & self.mem_rsp_valid.val();
 
@@ -494,6 +502,7 @@ impl Logic for FtlController {
         self.mem_req_addr.next = 0.into();
         self.mem_req_wdata.next = 0.into();
         self.cleaned.next = false;
+        self.idle.next = false;
         for i in 0..12 {
             self.stat[i].next = self.counters[i].q.val();
         }
@@ -582,6 +591,7 @@ impl Logic for FtlController {
                 self.state.d.next = State::InitL2p;
             }
             State::Idle => {
+                self.idle.next = true;
                 self.cmd_ready.next = true;
                 if self.cmd_valid.val() {
                     self.op.d.next = self.cmd_op.val();
@@ -1125,7 +1135,7 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.mem_req_addr.next = bits::<32>(0x1000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_pid.q.val());
                 self.mem_req_wdata.next = (self.rel_rec.q.val() & bits::<64>(0x0000_0fff_ffff_ffff_u64))
-                    | (bit_cast::<64, VERSION_BITS>(self.rel_rec.q.val().get_bits::<VERSION_BITS>(44) + 1) << 44);
+                    | (bit_cast::<64, VERSION_BITS>(self.next_version.val()) << 44);
                 if self.mem_req_ready.val() {
                     self.counters[7].d.next = self.counters[7].q.val() - 1;
                     self.state.d.next = State::RReadBlk;

@@ -11,15 +11,15 @@
 //!   32-bit words each. Pages stream into the SHA-1 lanes independently of
 //!   the command slot, so later pages are hashed while earlier ones are being
 //!   decided: the lanes' FIFOs are the page buffer.
-//! - `rsp_*`, `mv_*`, `cleaned`, `cfg_*`, and `stat_*` (the counters of
+//! - `rsp_*`, `mv_*`, `cleaned`, `idle` (and no command held), `cfg_*`, and `stat_*` (the counters of
 //!   [`super::Stat`], by name): as in
 //!   [`FtlController`](super::controller::FtlController); `idx_stat_*`: the
 //!   index's counters.
 //! - `tbl_*`, `fp_*`: the index's table and fingerprint memory ports; `mem_*`:
 //!   the FTL memory port (contracts in [`crate::index`] and the controller).
 //!
-//! `RESET` resets the index and the controller's tables, not the hasher: send
-//! it with no page in flight.
+//! `RESET` resets the index and the controller's tables, not the hasher:
+//! pages already streamed stay paired with the `WRITE`s that follow.
 use super::controller::FtlController;
 use super::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::fp_index::FpIndex;
@@ -62,6 +62,7 @@ pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP
     pub mv_from: Signal<Out, Bits<ADDR_BITS>>,
     pub mv_to: Signal<Out, Bits<ADDR_BITS>>,
     pub cleaned: Signal<Out, Bit>,
+    pub idle: Signal<Out, Bit>,
     pub stat_writes: Signal<Out, Bits<32>>,
     pub stat_unique_writes: Signal<Out, Bits<32>>,
     pub stat_duplicate_writes: Signal<Out, Bits<32>>,
@@ -154,6 +155,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             mv_from: Default::default(),
             mv_to: Default::default(),
             cleaned: Default::default(),
+            idle: Default::default(),
             stat_writes: Default::default(),
             stat_unique_writes: Default::default(),
             stat_duplicate_writes: Default::default(),
@@ -274,6 +276,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.mv_from.next = self.ftl.mv_from.val();
         self.mv_to.next = self.ftl.mv_to.val();
         self.cleaned.next = self.ftl.cleaned.val();
+        self.idle.next = self.ftl.idle.val() & !self.held.q.val();
         self.stat_writes.next = self.ftl.stat[0].val();
         self.stat_unique_writes.next = self.ftl.stat[1].val();
         self.stat_duplicate_writes.next = self.ftl.stat[2].val();

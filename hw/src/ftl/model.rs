@@ -138,6 +138,15 @@ impl CoreModel {
     pub fn ppa_of(&self, lpa: u32) -> Option<u32> {
         self.l2p[lpa as usize].map(|pid| self.pages[pid as usize].ppa)
     }
+    /// The page id `lpa` maps to, if any.
+    pub fn pid_of(&self, lpa: u32) -> Option<u32> {
+        self.l2p[lpa as usize]
+    }
+    /// Page id `pid`'s record: `(ppa, refcount, version, index entry)`.
+    pub fn page_record(&self, pid: u32) -> (u32, u32, u8, Option<u16>) {
+        let p = &self.pages[pid as usize];
+        (p.ppa, p.refcount, p.version, p.entry)
+    }
     /// The index key of a fingerprint written to `lpa`.
     pub fn key(&self, lpa: u32, fp: &Fingerprint) -> Fingerprint {
         let mut key = *fp;
