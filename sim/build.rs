@@ -29,8 +29,11 @@ fn models() -> Vec<(String, String)> {
         "index_cu_m4".to_string(),
         ditto_hw::verilog::top_verilog(ditto_hw::index::onchip::IndexOnChip::<4, 12, 9>::new()),
     ));
-    // The whole core (hasher, index, FTL controller) of the large configuration.
-    models.push(("core_large".to_string(), ditto_hw::config::core_verilog(&ditto_hw::config::LARGE)));
+    // The whole core (hasher, index, FTL controller) of each configuration,
+    // with the index's and the FTL's memories behind ports.
+    for cfg in ditto_hw::CONFIGS {
+        models.push((format!("core_{}", cfg.name), ditto_hw::config::core_verilog(cfg)));
+    }
     // The Alchitry Cu board top, for tests through its UART pins.
     models.push((
         "board_cu".to_string(),

@@ -12,6 +12,8 @@ pub enum HostError {
     Cosim(#[from] ditto_sim::hasher::HashError),
     #[error("index cosimulation failed: {0}")]
     IndexCosim(Box<ditto_sim::index::IndexError>),
+    #[error("core cosimulation failed: {0}")]
+    CoreCosim(Box<ditto_sim::ditto_core::CoreError>),
     #[error(transparent)]
     Sim(#[from] ditto_sim::SimError),
     #[error(transparent)]

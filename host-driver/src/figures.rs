@@ -2,6 +2,7 @@
 //! renders them as one Markdown block, which `--update README.md` writes
 //! between the README's figure markers. No figure is typed in by hand.
 use crate::bench::{HasherBench, IndexBench, IndexCapacity};
+use crate::core_bench::CoreBench;
 use ditto_synth::FlowReport;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -27,6 +28,7 @@ pub fn render(
     block: &FlowReport,
     index: &[IndexBench],
     capacity: &IndexCapacity,
+    core: &[CoreBench],
 ) -> String {
     let mut md = String::new();
     writeln!(md, "{BEGIN}").unwrap();
@@ -72,6 +74,7 @@ pub fn render(
     }
     writeln!(md, "\nTools: {}; {}.\n", board.yosys_version.trim(), board.nextpnr_version.trim()).unwrap();
     render_index(&mut md, index, capacity);
+    render_core(&mut md, core);
     write!(md, "{END}").unwrap();
     md
 }
@@ -168,4 +171,66 @@ mod tests {
         assert!(replace_block("no markers here", "NEW").is_none());
         assert!(replace_block("<!-- figures:begin but no end", "NEW").is_none());
     }
+}
+
+fn render_core(md: &mut String, runs: &[CoreBench]) {
+    let streams: Vec<&CoreBench> = runs.iter().filter(|r| r.limit_cycles_per_page.is_some()).collect();
+    let Some(first) = streams.first() else { return };
+    writeln!(
+        md,
+        "\nThe whole core (hasher, index, FTL), cosimulated and checked against the golden model (`ditto bench core --pages {}`, memories of {}-cycle latency):\n",
+        first.pages, first.memory_latency
+    )
+    .unwrap();
+    writeln!(md, "| config | lanes | stream | steady cycles/page | SHA-1 limit | over the limit | write latency, streaming (cycles) | lone write latency | trim latency |").unwrap();
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
+    for r in &streams {
+        writeln!(
+            md,
+            "| `{}` | {} | {} | {:.1} | {:.0} | {:+.2}% | {:.0} | {} | {} |",
+            r.config,
+            r.lanes,
+            r.stream,
+            r.cycles_per_page,
+            r.limit_cycles_per_page.unwrap_or(0.0),
+            r.over_limit_percent.unwrap_or(0.0),
+            r.write_latency_cycles.unwrap_or(0.0),
+            r.lone_write_latency_cycles.unwrap_or(0),
+            r.trim_latency_cycles.unwrap_or(0)
+        )
+        .unwrap();
+    }
+    writeln!(md, "\nDedup scope, GC and metadata (same command; `WRITE_FP` streams, every response checked):\n")
+        .unwrap();
+    writeln!(md, "| config | run | devices | writes | unique | duplicate | dedup ratio | relocations | erases | write amplification | core cycles per write |").unwrap();
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|").unwrap();
+    for r in runs.iter().filter(|r| r.limit_cycles_per_page.is_none()) {
+        writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {:.3} | {:.1} |",
+            r.config,
+            r.stream,
+            r.devices,
+            r.writes,
+            r.unique_writes,
+            r.duplicate_writes,
+            100.0 * r.dedup_ratio,
+            r.relocations,
+            r.erases,
+            r.write_amplification,
+            r.cycles_per_page
+        )
+        .unwrap();
+    }
+    let m = &first.metadata;
+    writeln!(
+        md,
+        "\nMetadata bits per logical page: Ditto {:.0}, a dm-dedup layout over a page-mapped FTL {:.0}; per physical page: Ditto {:.1}, dm-dedup over an FTL {:.0} (blocks of {} pages).\n",
+        m.ditto.per_logical_page,
+        m.dm_dedup_over_ftl.per_logical_page,
+        m.ditto.per_physical_page,
+        m.dm_dedup_over_ftl.per_physical_page,
+        m.pages_per_block
+    )
+    .unwrap();
 }

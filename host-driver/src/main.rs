@@ -90,6 +90,26 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The whole core (hasher, index, FTL): steady-state cycles per page of
+    /// all-unique and all-duplicate page streams against the SHA-1 limit,
+    /// write and trim latency, dedup ratio array-wide vs device-local on 8
+    /// devices, write amplification under GC, and metadata bits. Every run
+    /// is checked against the golden model.
+    Core {
+        /// A configuration name, or `all`.
+        #[arg(long, default_value = "all")]
+        config: String,
+        /// Full pages per stream.
+        #[arg(long, default_value_t = 64)]
+        pages: usize,
+        /// Read latency of the memories, in cycles.
+        #[arg(long, default_value_t = 2)]
+        latency: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Fingerprint index capacity: entries, and the block RAM and logic of
     /// the index alone (Yosys).
     Capacity {
@@ -215,6 +235,28 @@ fn main() -> Result<()> {
                 }
             }
         }
+        Command::Bench { what: BenchCommand::Core { config, pages, latency, seed, json } } => {
+            let mut results = Vec::new();
+            for cfg in configs(&config)? {
+                results.extend(ditto_host::core_bench::core_suite(&cfg, pages, latency, seed)?);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            } else {
+                for r in &results {
+                    println!(
+                        "{} {:22} {:5} pages/writes, {:9} cycles: {:7.1} cycles/page{}, dedup {:.1}%, WA {:.3}, latency write {} lone {} trim {}",
+                        r.config, r.stream, r.pages, r.cycles, r.cycles_per_page,
+                        r.limit_cycles_per_page.zip(r.over_limit_percent)
+                            .map_or(String::new(), |(l, o)| format!(" (limit {l:.0}, {o:+.2}%)")),
+                        100.0 * r.dedup_ratio, r.write_amplification,
+                        r.write_latency_cycles.map_or("-".into(), |v| format!("{v:.0}")),
+                        r.lone_write_latency_cycles.map_or("-".into(), |v| v.to_string()),
+                        r.trim_latency_cycles.map_or("-".into(), |v| v.to_string()),
+                    );
+                }
+            }
+        }
         Command::Bench { what: BenchCommand::Capacity { config, json } } => {
             let mut results = Vec::new();
             for cfg in configs(&config)? {
@@ -248,7 +290,11 @@ fn main() -> Result<()> {
             )?;
             let index_runs = bench::index_suite(&ditto_hw::config::LARGE, 64, 4096, 1)?;
             let capacity = bench::index_capacity(&cu)?;
-            let markdown = ditto_host::figures::render(&hashers, &board, &block, &index_runs, &capacity);
+            let mut core_runs = Vec::new();
+            for cfg in ditto_hw::CONFIGS {
+                core_runs.extend(ditto_host::core_bench::core_suite(cfg, 64, 2, 1)?);
+            }
+            let markdown = ditto_host::figures::render(&hashers, &board, &block, &index_runs, &capacity, &core_runs);
             match update {
                 Some(path) => {
                     ditto_host::figures::update_file(&path, &markdown)?;

@@ -166,3 +166,40 @@ fn bench_index_rejects_bad_arguments() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown configuration"));
 }
+
+#[test]
+fn bench_core_meets_the_sha1_limit_and_prints_every_field() {
+    let out = ditto(&["bench", "core", "--config", "all", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    for r in &runs {
+        for key in ["config", "lanes", "stream", "pages", "cycles", "cycles_per_page"] {
+            assert!(r.get(key).is_some(), "{key} missing from {r}");
+        }
+    }
+    let run = |config: &str, stream: &str| {
+        runs.iter()
+            .find(|r| r["config"] == config && r["stream"] == stream)
+            .unwrap_or_else(|| panic!("no run {config} {stream}"))
+    };
+    let f = |r: &serde_json::Value, key: &str| r[key].as_f64().unwrap_or_else(|| panic!("{key} in {r}"));
+    for config in ["cu", "large"] {
+        // Cycle counts are exact, so these floors are deterministic: the
+        // index and the FTL add no stall to the SHA-1 limit (within 2%).
+        for stream in ["all-unique", "all-duplicate"] {
+            let r = run(config, stream);
+            let limit = 5200.0 / f(r, "lanes");
+            assert!(f(r, "cycles_per_page") <= 1.02 * limit, "{r}");
+            assert!(f(r, "trim_latency_cycles") > 0.0 && f(r, "lone_write_latency_cycles") > 0.0);
+        }
+        assert!(f(run(config, "all-duplicate"), "dedup_ratio") > 0.95);
+        assert_eq!(f(run(config, "all-unique"), "dedup_ratio"), 0.0);
+        let (wide, local) = (run(config, "dedup-d8-array-wide"), run(config, "dedup-d8-device-local"));
+        assert_eq!(f(wide, "devices"), 8.0);
+        assert!(f(wide, "dedup_ratio") > 2.0 * f(local, "dedup_ratio"), "array-wide finds more: {wide} {local}");
+        let gc = run(config, "gc-heavy");
+        assert!(f(gc, "write_amplification") > 1.2 && f(gc, "relocations") > 0.0, "{gc}");
+        let m = &run(config, "all-unique")["metadata"];
+        assert!(f(&m["ditto"], "per_logical_page") < f(&m["dm_dedup_over_ftl"], "per_logical_page"));
+    }
+}

@@ -117,7 +117,8 @@ fn gc_moves_a_page_shared_by_several_lpas_for_all_of_them() {
         }
         let r = run(&mut sim, &mut golden, &s);
         let shared = rsp(&r, first).value;
-        assert!((1..5).all(|i| rsp(&r, first + i) == Response { tag: (first + i) as u8, status: Status::Duplicate, value: shared, flags: 0 }));
+        assert!((1..5).all(|i| rsp(&r, first + i)
+            == Response { tag: (first + i) as u8, status: Status::Duplicate, value: shared, flags: 0 }));
         // Follow the page through every relocation.
         let (mut at, mut moves) = (shared, 0);
         for m in r.moves.iter().flatten() {
