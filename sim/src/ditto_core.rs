@@ -168,16 +168,16 @@ struct FtlMemory {
 impl FtlMemory {
     fn new(timing: MemTiming, setup: &CoreSetup, entries: u32) -> Self {
         let g = setup.geometry;
-        let blocks = g.devices * g.blocks_per_device;
         let mut limits = [0u32; 16];
         limits[region::L2P as usize] = setup.lpas;
         limits[region::PAGE as usize] = g.pages();
         limits[region::ENTRY as usize] = entries;
-        limits[region::REV as usize] = g.pages();
-        limits[region::BLK as usize] = blocks;
+        // PPAs and global blocks are bit fields (see `Geometry::ppa`).
+        limits[region::REV as usize] = 1 << 24;
+        limits[region::BLK as usize] = 1 << 16;
         limits[region::DEV as usize] = g.devices;
         limits[region::DEVV as usize] = g.devices;
-        limits[region::FREE as usize] = blocks;
+        limits[region::FREE as usize] = 1 << 16;
         limits[region::STALE as usize] = 1 << 16;
         limits[region::PIDS as usize] = g.pages();
         FtlMemory {

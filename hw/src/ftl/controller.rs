@@ -219,11 +219,11 @@ pub struct FtlController {
     counters: [DFF<Bits<32>>; STATS],
 
     // Combinational helpers.
-    ppb: Signal<Local, Bits<BLOCK_BITS>>,
-    bpd: Signal<Local, Bits<BLOCK_BITS>>,
-    devices: Signal<Local, Bits<4>>,
-    blocks: Signal<Local, Bits<BLOCK_BITS>>,
-    usable: Signal<Local, Bits<ADDR_BITS>>,
+    // The geometry, registered from the `cfg_*` ports.
+    ppb: DFF<Bits<BLOCK_BITS>>,
+    bpd: DFF<Bits<BLOCK_BITS>>,
+    devices: DFF<Bits<4>>,
+    usable: DFF<Bits<ADDR_BITS>>,
     home: Signal<Local, Bits<4>>,
     home_base: Signal<Local, Bits<BLOCK_BITS>>,
     key: Signal<Local, Bits<160>>,
@@ -241,6 +241,9 @@ pub struct FtlController {
     gc_ppa: Signal<Local, Bits<ADDR_BITS>>,
     backlog: Signal<Local, Bits<17>>,
     next_version: Signal<Local, Bits<VERSION_BITS>>,
+    last_block: Signal<Local, Bit>,
+    last_device: Signal<Local, Bit>,
+    next_device: Signal<Local, Bits<32>>,
     mem_read: Signal<Local, Bit>,
     mem_write: Signal<Local, Bit>,
     done: Signal<Local, Bit>,
@@ -347,7 +350,6 @@ impl Default for FtlController {
             ppb: Default::default(),
             bpd: Default::default(),
             devices: Default::default(),
-            blocks: Default::default(),
             usable: Default::default(),
             home: Default::default(),
             home_base: Default::default(),
@@ -366,6 +368,9 @@ impl Default for FtlController {
             gc_ppa: Default::default(),
             backlog: Default::default(),
             next_version: Default::default(),
+            last_block: Default::default(),
+            last_device: Default::default(),
+            next_device: Default::default(),
             mem_read: Default::default(),
             mem_write: Default::default(),
             done: Default::default(),
@@ -427,7 +432,11 @@ impl Logic for FtlController {
             next_fresh,
             stale_head,
             stale_tail,
-            c_entry
+            c_entry,
+            ppb,
+            bpd,
+            devices,
+            usable
         );
         for i in 0..12 {
             self.counters[i].clock.next = self.clock.val();
@@ -435,14 +444,14 @@ impl Logic for FtlController {
         }
 
         // --- Geometry and decoded words ---------------------------------------
-        self.ppb.next = self.one16.val() << self.cfg_page_bits.val();
-        self.bpd.next = self.one16.val() << self.cfg_block_bits.val();
-        self.devices.next = bit_cast::<4, BLOCK_BITS>(self.one16.val() << self.cfg_dev_bits.val());
-        self.blocks.next = self.bpd.val() << self.cfg_dev_bits.val();
-        self.usable.next =
-            bit_cast::<ADDR_BITS, BLOCK_BITS>(self.bpd.val() - self.cfg_reserve.val()) << self.cfg_page_bits.val();
-        self.home.next = bit_cast::<4, ADDR_BITS>(self.lpa.q.val()) & (self.devices.val() - 1);
-        self.home_base.next = bit_cast::<BLOCK_BITS, 4>(self.home.val()) << self.cfg_block_bits.val();
+        self.ppb.d.next = self.one16.val() << self.cfg_page_bits.val();
+        self.bpd.d.next = self.one16.val() << self.cfg_block_bits.val();
+        self.devices.d.next = bit_cast::<4, BLOCK_BITS>(self.one16.val() << self.cfg_dev_bits.val());
+        self.usable.d.next =
+            bit_cast::<ADDR_BITS, BLOCK_BITS>(self.bpd.q.val() - self.cfg_reserve.val()) << self.cfg_page_bits.val();
+        self.home.next = bit_cast::<4, ADDR_BITS>(self.lpa.q.val()) & (self.devices.q.val() - 1);
+        // PPA = {device[23:21], block[20:8], page[7:0]}; a global block is its top 16 bits.
+        self.home_base.next = bit_cast::<BLOCK_BITS, 4>(self.home.val()) << 13;
         if self.cfg_array_wide.val() {
             self.key.next = self.fp.q.val();
         } else {
@@ -464,20 +473,23 @@ impl Logic for FtlController {
         self.frees_home.next = 0.into();
         if self.old_valid.q.val()
             & (self.old_rc.val() == 1)
-            & (bit_cast::<4, ADDR_BITS>(self.old_ppa.val() >> (self.cfg_page_bits.val() + self.cfg_block_bits.val()))
-                == self.home.val())
+            & (bit_cast::<4, ADDR_BITS>(self.old_ppa.val() >> 21) == self.home.val())
         {
             self.frees_home.next = 1.into();
         }
         self.rel_ppa.next = self.rel_rec.q.val().get_bits::<ADDR_BITS>(0);
-        self.cur_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_open.q.val()) << self.cfg_page_bits.val())
+        self.cur_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_open.q.val()) << 8)
             | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_written.q.val());
-        self.gc_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.victim.q.val()) << self.cfg_page_bits.val())
+        self.gc_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.victim.q.val()) << 8)
             | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.gc_page.q.val());
         self.backlog.next = self.stale_tail.q.val() - self.stale_head.q.val();
         // The freed page's next version, wrapping in its own width (inside a
         // wider expression Verilog would carry into the refcount field).
         self.next_version.next = self.rel_rec.q.val().get_bits::<VERSION_BITS>(44) + 1;
+        // Walking every global block {device, block}: `count` is one.
+        self.last_block.next = bit_cast::<BLOCK_BITS, 32>(self.count.q.val() & 0x1fff) == self.bpd.q.val() - 1;
+        self.last_device.next = bit_cast::<4, 32>(self.count.q.val() >> 13) == self.devices.q.val() - 1;
+        self.next_device.next = ((self.count.q.val() >> 13) + 1) << 13;
         // A read's data: only the state that issued it is waiting.
         self.done.next = self.pending.q.val() & self.mem_rsp_valid.val();
 
@@ -529,34 +541,40 @@ impl Logic for FtlController {
                 self.mem_req_addr.next = bits::<32>(0x4000_0000_u64) | self.count.q.val();
                 if self.mem_req_ready.val() {
                     self.count.d.next = self.count.q.val() + 1;
-                    if self.count.q.val() + 1 == bit_cast::<32, BLOCK_BITS>(self.blocks.val()) {
-                        self.count.d.next = 0.into();
-                        self.state.d.next = State::InitFree;
+                    if self.last_block.val() {
+                        self.count.d.next = self.next_device.val();
+                        if self.last_device.val() {
+                            self.count.d.next = 0.into();
+                            self.state.d.next = State::InitFree;
+                        }
                     }
                 }
             }
             State::InitFree => {
-                // Slot i of the free rings holds block i + 1: device d's ring
-                // starts with blocks 1..bpd-1 of d (its last slot is unused).
+                // Slot {d, i} of the free rings holds block {d, i + 1}: device
+                // d's ring starts with its blocks 1..bpd-1 (its last slot is unused).
                 self.mem_write.next = true;
                 self.mem_req_addr.next = bits::<32>(0x7000_0000_u64) | self.count.q.val();
                 self.mem_req_wdata.next = bit_cast::<64, 32>(self.count.q.val() + 1);
                 if self.mem_req_ready.val() {
                     self.count.d.next = self.count.q.val() + 1;
-                    if self.count.q.val() + 1 == bit_cast::<32, BLOCK_BITS>(self.blocks.val()) {
-                        self.count.d.next = 0.into();
-                        self.state.d.next = State::InitDev;
+                    if self.last_block.val() {
+                        self.count.d.next = self.next_device.val();
+                        if self.last_device.val() {
+                            self.count.d.next = 0.into();
+                            self.state.d.next = State::InitDev;
+                        }
                     }
                 }
             }
             State::InitDev => {
                 self.mem_write.next = true;
                 self.mem_req_addr.next = bits::<32>(0x5000_0000_u64) | self.count.q.val();
-                self.mem_req_wdata.next = (bit_cast::<64, 32>(self.count.q.val() << self.cfg_block_bits.val()) << 48)
-                    | (bit_cast::<64, BLOCK_BITS>(self.bpd.val() - 1) << 16);
+                self.mem_req_wdata.next = (bit_cast::<64, 32>(self.count.q.val() << 13) << 48)
+                    | (bit_cast::<64, BLOCK_BITS>(self.bpd.q.val() - 1) << 16);
                 if self.mem_req_ready.val() {
                     self.count.d.next = self.count.q.val() + 1;
-                    if self.count.q.val() + 1 == bit_cast::<32, 4>(self.devices.val()) {
+                    if self.count.q.val() + 1 == bit_cast::<32, 4>(self.devices.q.val()) {
                         self.count.d.next = 0.into();
                         self.state.d.next = State::InitDevv;
                     }
@@ -567,7 +585,7 @@ impl Logic for FtlController {
                 self.mem_req_addr.next = bits::<32>(0x6000_0000_u64) | self.count.q.val();
                 if self.mem_req_ready.val() {
                     self.count.d.next = self.count.q.val() + 1;
-                    if self.count.q.val() + 1 == bit_cast::<32, 4>(self.devices.val()) {
+                    if self.count.q.val() + 1 == bit_cast::<32, 4>(self.devices.q.val()) {
                         self.count.d.next = 0.into();
                         self.state.d.next = State::InitIndex;
                     }
@@ -788,7 +806,7 @@ impl Logic for FtlController {
                 self.mem_read.next = true;
                 self.mem_req_addr.next = bits::<32>(0x6000_0000_u64) | bit_cast::<32, 4>(self.home.val());
                 if self.done.val() {
-                    if self.rd_ppa.val() - self.frees_home.val() >= self.usable.val() {
+                    if self.rd_ppa.val() - self.frees_home.val() >= self.usable.q.val() {
                         self.status.d.next = 9.into();
                         self.flags.d.next = 0.into();
                         if self.has_entry.q.val() & !self.stale.q.val() {
@@ -863,7 +881,7 @@ impl Logic for FtlController {
             }
             State::FCheck => {
                 // The open block is full and only the reserve is left: collect.
-                if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg_reserve.val()) {
+                if (self.dev_written.q.val() == self.ppb.q.val()) & (self.dev_free.q.val() <= self.cfg_reserve.val()) {
                     self.scan.d.next = 0.into();
                     self.have_victim.d.next = false;
                     self.state.d.next = State::GScan;
@@ -945,7 +963,7 @@ impl Logic for FtlController {
 
             // --- Programming one page (owner `prog_owner`) -------------------------
             State::PStart => {
-                if self.dev_written.q.val() == self.ppb.val() {
+                if self.dev_written.q.val() == self.ppb.q.val() {
                     self.state.d.next = State::POpen;
                 } else {
                     self.state.d.next = State::PReadBlk;
@@ -957,7 +975,7 @@ impl Logic for FtlController {
                     | bit_cast::<32, BLOCK_BITS>(self.home_base.val() | self.dev_head.q.val());
                 if self.done.val() {
                     self.dev_open.d.next = self.rdata.val().get_bits::<BLOCK_BITS>(0);
-                    self.dev_head.d.next = (self.dev_head.q.val() + 1) & (self.bpd.val() - 1);
+                    self.dev_head.d.next = (self.dev_head.q.val() + 1) & (self.bpd.q.val() - 1);
                     self.dev_free.d.next = self.dev_free.q.val() - 1;
                     self.dev_written.d.next = 0.into();
                     self.state.d.next = State::PReadBlk;
@@ -969,7 +987,7 @@ impl Logic for FtlController {
                     | bit_cast::<32, BLOCK_BITS>(self.home_base.val() | self.dev_head.q.val());
                 if self.done.val() {
                     self.dev_open.d.next = self.rdata.val().get_bits::<BLOCK_BITS>(0);
-                    self.dev_head.d.next = (self.dev_head.q.val() + 1) & (self.bpd.val() - 1);
+                    self.dev_head.d.next = (self.dev_head.q.val() + 1) & (self.bpd.q.val() - 1);
                     self.dev_free.d.next = self.dev_free.q.val() - 1;
                     self.dev_written.d.next = 0.into();
                     self.gc_page.d.next = 0.into();
@@ -982,7 +1000,7 @@ impl Logic for FtlController {
                     bits::<32>(0x4000_0000_u64) | bit_cast::<32, BLOCK_BITS>(self.dev_open.q.val());
                 if self.done.val() {
                     self.word.d.next = bit_cast::<64, BLOCK_BITS>(self.rdata.val().get_bits::<BLOCK_BITS>(0) + 1);
-                    if self.dev_written.q.val() + 1 == self.ppb.val() {
+                    if self.dev_written.q.val() + 1 == self.ppb.q.val() {
                         self.word.d.next = bits::<64>(0x1_0000_u64)
                             | bit_cast::<64, BLOCK_BITS>(self.rdata.val().get_bits::<BLOCK_BITS>(0) + 1);
                     }
@@ -1016,7 +1034,7 @@ impl Logic for FtlController {
                     bits::<32>(0x4000_0000_u64) | bit_cast::<32, BLOCK_BITS>(self.home_base.val() | self.scan.q.val());
                 if self.done.val() {
                     if self.rdata.val().get_bit(16)
-                        & (self.rdata.val().get_bits::<BLOCK_BITS>(0) < self.ppb.val())
+                        & (self.rdata.val().get_bits::<BLOCK_BITS>(0) < self.ppb.q.val())
                         & (!self.have_victim.q.val()
                             | (self.rdata.val().get_bits::<BLOCK_BITS>(0) < self.victim_valid.q.val()))
                     {
@@ -1025,7 +1043,7 @@ impl Logic for FtlController {
                         self.victim_valid.d.next = self.rdata.val().get_bits::<BLOCK_BITS>(0);
                     }
                     self.scan.d.next = self.scan.q.val() + 1;
-                    if self.scan.q.val() == self.bpd.val() - 1 {
+                    if self.scan.q.val() == self.bpd.q.val() - 1 {
                         self.state.d.next = State::GPick;
                     }
                 }
@@ -1081,7 +1099,7 @@ impl Logic for FtlController {
                 }
             }
             State::GNext => {
-                if self.gc_page.q.val() == self.ppb.val() - 1 {
+                if self.gc_page.q.val() == self.ppb.q.val() - 1 {
                     self.state.d.next = State::GErase;
                 } else {
                     self.gc_page.d.next = self.gc_page.q.val() + 1;
@@ -1099,7 +1117,8 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.mem_req_addr.next = bits::<32>(0x7000_0000_u64)
                     | bit_cast::<32, BLOCK_BITS>(
-                        self.home_base.val() | ((self.dev_head.q.val() + self.dev_free.q.val()) & (self.bpd.val() - 1)),
+                        self.home_base.val()
+                            | ((self.dev_head.q.val() + self.dev_free.q.val()) & (self.bpd.q.val() - 1)),
                     );
                 self.mem_req_wdata.next = bit_cast::<64, BLOCK_BITS>(self.victim.q.val());
                 if self.mem_req_ready.val() {
@@ -1143,8 +1162,8 @@ impl Logic for FtlController {
             }
             State::RReadBlk => {
                 self.mem_read.next = true;
-                self.mem_req_addr.next = bits::<32>(0x4000_0000_u64)
-                    | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> self.cfg_page_bits.val());
+                self.mem_req_addr.next =
+                    bits::<32>(0x4000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> 8);
                 if self.done.val() {
                     self.word.d.next = self.rdata.val() - 1;
                     self.state.d.next = State::RWriteBlk;
@@ -1152,8 +1171,8 @@ impl Logic for FtlController {
             }
             State::RWriteBlk => {
                 self.mem_write.next = true;
-                self.mem_req_addr.next = bits::<32>(0x4000_0000_u64)
-                    | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> self.cfg_page_bits.val());
+                self.mem_req_addr.next =
+                    bits::<32>(0x4000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> 8);
                 self.mem_req_wdata.next = self.word.q.val();
                 if self.mem_req_ready.val() {
                     self.state.d.next = State::RReadDevv;
@@ -1161,10 +1180,8 @@ impl Logic for FtlController {
             }
             State::RReadDevv => {
                 self.mem_read.next = true;
-                self.mem_req_addr.next = bits::<32>(0x6000_0000_u64)
-                    | bit_cast::<32, ADDR_BITS>(
-                        self.rel_ppa.val() >> (self.cfg_page_bits.val() + self.cfg_block_bits.val()),
-                    );
+                self.mem_req_addr.next =
+                    bits::<32>(0x6000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> 21);
                 if self.done.val() {
                     self.word.d.next = self.rdata.val() - 1;
                     self.state.d.next = State::RWriteDevv;
@@ -1172,10 +1189,8 @@ impl Logic for FtlController {
             }
             State::RWriteDevv => {
                 self.mem_write.next = true;
-                self.mem_req_addr.next = bits::<32>(0x6000_0000_u64)
-                    | bit_cast::<32, ADDR_BITS>(
-                        self.rel_ppa.val() >> (self.cfg_page_bits.val() + self.cfg_block_bits.val()),
-                    );
+                self.mem_req_addr.next =
+                    bits::<32>(0x6000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> 21);
                 self.mem_req_wdata.next = self.word.q.val();
                 if self.mem_req_ready.val() {
                     self.state.d.next = State::RPushPid;

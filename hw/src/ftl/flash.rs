@@ -1,8 +1,10 @@
 //! Golden model of the flash behind the FTL: `D` devices of erase blocks of
 //! pages, written out of place, with greedy garbage collection.
 //!
-//! - Physical page address (PPA): `device * pages_per_device + block *
-//!   pages_per_block + page`.
+//! - Physical page address (PPA): the bit fields `{device[23:21],
+//!   block[20:8], page[7:0]}` (so up to 8 devices of 8,192 blocks of 256
+//!   pages; with smaller geometries the PPAs have gaps). A *global block* is
+//!   `{device, block}`, the PPA's top 16 bits.
 //! - Each device writes into one open block, page by page. When it needs a
 //!   new block and has no more free blocks than its reserve, it first
 //!   collects garbage: the victim is the full block with the fewest valid
@@ -25,7 +27,33 @@ pub struct Geometry {
     pub reserve_blocks: u32,
 }
 
+/// Bits of a PPA's page field.
+pub const PAGE_FIELD_BITS: u32 = 8;
+/// Bits of a global block's block-in-device field.
+pub const BLOCK_FIELD_BITS: u32 = 13;
+
 impl Geometry {
+    /// Checks the geometry fits the PPA's fields.
+    pub fn check(&self) {
+        assert!(self.devices >= 1 && self.devices <= 8, "1 to 8 devices: {self:?}");
+        assert!(self.blocks_per_device <= 1 << BLOCK_FIELD_BITS, "at most 8,192 blocks per device: {self:?}");
+        assert!(self.pages_per_block <= 1 << PAGE_FIELD_BITS, "at most 256 pages per block: {self:?}");
+    }
+    /// The PPA of `page` of block `block` (numbered densely across devices).
+    pub fn ppa(&self, block: u32, page: u32) -> u32 {
+        let (device, b) = (block / self.blocks_per_device, block % self.blocks_per_device);
+        (((device << BLOCK_FIELD_BITS) | b) << PAGE_FIELD_BITS) | page
+    }
+    /// The dense block number and the page of a PPA.
+    pub fn locate(&self, ppa: u32) -> (u32, u32) {
+        let b = (ppa >> PAGE_FIELD_BITS) & ((1 << BLOCK_FIELD_BITS) - 1);
+        (self.device_of(ppa) * self.blocks_per_device + b, ppa & ((1 << PAGE_FIELD_BITS) - 1))
+    }
+    /// Every PPA of the geometry, device by device.
+    pub fn all_ppas(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.devices * self.blocks_per_device)
+            .flat_map(move |b| (0..self.pages_per_block).map(move |p| self.ppa(b, p)))
+    }
     pub fn pages_per_device(&self) -> u32 {
         self.blocks_per_device * self.pages_per_block
     }
@@ -34,7 +62,12 @@ impl Geometry {
     }
     /// The device a PPA is on.
     pub fn device_of(&self, ppa: u32) -> u32 {
-        ppa / self.pages_per_device()
+        ppa >> (PAGE_FIELD_BITS + BLOCK_FIELD_BITS)
+    }
+    /// Index of a PPA among all pages (dense).
+    fn slot(&self, ppa: u32) -> usize {
+        let (block, page) = self.locate(ppa);
+        (block * self.pages_per_block + page) as usize
     }
     /// Pages the host can keep valid on one device: all but the reserve.
     pub fn usable_pages_per_device(&self) -> u32 {
@@ -96,6 +129,7 @@ impl Flash {
     pub fn new(geometry: Geometry) -> Self {
         assert!(geometry.reserve_blocks >= 1 && geometry.blocks_per_device > geometry.reserve_blocks + 1);
         assert!(geometry.pages_per_block >= 1);
+        geometry.check();
         let bpd = geometry.blocks_per_device;
         Flash {
             geometry,
@@ -115,7 +149,7 @@ impl Flash {
     }
     /// The owner of the valid page at `ppa`, if it is valid.
     pub fn owner(&self, ppa: u32) -> Option<u32> {
-        self.owners[ppa as usize]
+        self.owners[self.geometry.slot(ppa)]
     }
     /// Valid pages on `device`.
     pub fn valid_pages(&self, device: u32) -> u32 {
@@ -146,8 +180,9 @@ impl Flash {
 
     /// The page at `ppa` no longer holds live data.
     pub fn invalidate(&mut self, ppa: u32) {
-        assert!(self.owners[ppa as usize].take().is_some(), "page {ppa} is not valid");
-        self.blocks[(ppa / self.geometry.pages_per_block) as usize].valid -= 1;
+        let slot = self.geometry.slot(ppa);
+        assert!(self.owners[slot].take().is_some(), "page {ppa} is not valid");
+        self.blocks[self.geometry.locate(ppa).0 as usize].valid -= 1;
     }
 
     fn open_is_full(&self, device: u32) -> bool {
@@ -166,10 +201,10 @@ impl Flash {
         }
         let block = self.open[device as usize];
         let b = &mut self.blocks[block as usize];
-        let ppa = block * self.geometry.pages_per_block + b.written;
+        let ppa = self.geometry.ppa(block, b.written);
         b.written += 1;
         b.valid += 1;
-        self.owners[ppa as usize] = Some(owner);
+        self.owners[self.geometry.slot(ppa)] = Some(owner);
         ppa
     }
 
@@ -186,8 +221,9 @@ impl Flash {
             // Relocate into a fresh block, never into the victim itself.
             self.open_next(device);
         }
-        for ppa in victim * ppb..(victim + 1) * ppb {
-            if let Some(owner) = self.owners[ppa as usize] {
+        for page in 0..ppb {
+            let ppa = self.geometry.ppa(victim, page);
+            if let Some(owner) = self.owners[self.geometry.slot(ppa)] {
                 self.invalidate(ppa);
                 let to = self.program(device, owner);
                 self.stats.relocations += 1;
@@ -255,7 +291,7 @@ mod tests {
         assert_eq!(flash.valid_pages(0), usable, "nothing was lost");
         // The other device is untouched, and freeing one page makes room.
         assert!(flash.write(1, 7).is_ok());
-        let some_ppa = (0..g.pages_per_device()).find(|&p| flash.owner(p) == Some(3)).unwrap();
+        let some_ppa = g.all_ppas().find(|&p| flash.owner(p) == Some(3)).unwrap();
         flash.invalidate(some_ppa);
         let (_, relocations) = flash.write(0, 999).unwrap();
         assert_eq!(relocations.len() as u32, g.pages_per_block - 1, "the victim's three live pages moved");
@@ -268,12 +304,12 @@ mod tests {
         for owner in 0..6 {
             flash.write(0, owner).unwrap(); // blocks 0, 1, 2 full
         }
-        flash.invalidate(2); // block 1: one valid page left
-        flash.invalidate(4);
-        flash.invalidate(5); // block 2: none
+        flash.invalidate(g.ppa(1, 0)); // block 1: one valid page left
+        flash.invalidate(g.ppa(2, 0));
+        flash.invalidate(g.ppa(2, 1)); // block 2: none
         let (ppa, relocations) = flash.write(0, 6).unwrap();
         assert!(relocations.is_empty(), "block 2 had no live page: {relocations:?}");
-        assert_eq!(ppa, 6, "block 3, the last free block, was opened after block 2 was erased");
+        assert_eq!(ppa, g.ppa(3, 0), "block 3, the last free block, was opened after block 2 was erased");
         assert_eq!(flash.stats().erases, 1);
     }
 }
