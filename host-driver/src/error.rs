@@ -20,6 +20,10 @@ pub enum HostError {
     Synth(#[from] ditto_synth::SynthError),
     #[error("{0}")]
     InvalidArgument(String),
+    #[error(transparent)]
+    Driver(#[from] crate::driver::DriverError),
+    #[error(transparent)]
+    Ingest(#[from] crate::ingest::IngestError),
     #[error("unknown board `{0}`; known boards: alchitry-cu")]
     UnknownBoard(String),
     #[error(transparent)]

@@ -1,10 +1,13 @@
-//! Ditto's host side: drives the core (for now its SHA-1 hasher) in
-//! cosimulation of the emitted Verilog, builds bitstreams, and measures.
+//! Ditto's host side: the driver ([`driver`]: Ditto as a block device over
+//! a cosimulated core or the golden model), `ditto ingest`, bitstreams, and
+//! the benchmarks.
 pub mod bench;
 pub mod core_bench;
+pub mod driver;
 mod error;
 pub mod figures;
 pub mod hash;
+pub mod ingest;
 pub mod sample;
 pub mod synth;
 

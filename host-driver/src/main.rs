@@ -36,6 +36,32 @@ enum Command {
         #[arg(long)]
         waveform: Option<PathBuf>,
     },
+    /// Deduplicate a file, a directory tree (each file in 4 KiB pages) or a
+    /// disk image through Ditto, store the pages in a backing store of D
+    /// device files, and report. Without PATH, a built-in sample is used.
+    Ingest {
+        path: Option<PathBuf>,
+        /// `verilator` (the emitted Verilog of the whole core, cosimulated and
+        /// checked against the golden model) or `model` (the golden model).
+        #[arg(long, default_value = "verilator")]
+        backend: String,
+        #[arg(long, default_value = "large")]
+        config: String,
+        /// SSDs in the array (1, 2, 4 or 8).
+        #[arg(long, default_value_t = 1)]
+        devices: u32,
+        /// Where the device files go (default: a fresh temporary directory).
+        #[arg(long)]
+        store: Option<PathBuf>,
+        /// Share duplicates without comparing their bytes (trusted data).
+        #[arg(long)]
+        no_verify: bool,
+        /// The synthesis report whose Fmax turns cycles into throughput.
+        #[arg(long, default_value = "out/synth/report.json")]
+        synth_report: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Synthesize, place and route a configuration for a board, and pack its
     /// bitstream; writes DIR/report.json and DIR/ditto.bin. Fails when
     /// placement fails or timing is not met.
@@ -155,10 +181,74 @@ fn main() -> Result<()> {
             for (file, text) in board.into_iter().chain([
                 (format!("ditto_{}_hasher.v", cfg.name), ditto_hw::config::hasher_verilog(&cfg)),
                 (format!("ditto_{}_index.v", cfg.name), ditto_hw::config::index_verilog(&cfg)),
+                (format!("ditto_{}_core.v", cfg.name), ditto_hw::config::core_verilog(&cfg)),
             ]) {
                 let path = out.join(file);
                 std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
                 println!("{}", path.display());
+            }
+        }
+        Command::Ingest { path, backend, config, devices, store, no_verify, synth_report, json } => {
+            use ditto_host::driver::{setup_for, BackingStore, CosimTransport, Device, ModelTransport};
+            if ![1, 2, 4, 8].contains(&devices) {
+                bail!("--devices must be 1, 2, 4 or 8, got {devices}");
+            }
+            let cfg = ditto_hw::by_name(&config)?;
+            let pages = match &path {
+                Some(p) => ditto_host::ingest::pages_of(p)?,
+                None => ditto_host::ingest::split(&sample::sample_bytes()),
+            };
+            if pages.is_empty() {
+                bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
+            }
+            let setup = setup_for(pages.len() as u32, devices);
+            let dir = store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-store-{}", std::process::id())));
+            let store = BackingStore::create(&dir, setup.geometry)?;
+            let fmax = std::fs::read_to_string(&synth_report)
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|v| v["fmax_mhz"].as_f64());
+            let core_config = setup.core_config(&cfg);
+            let progress = !json;
+            let report = match backend.as_str() {
+                "verilator" => {
+                    let mut dev = Device::new(CosimTransport::new(&cfg, setup)?, store, setup.lpas, !no_verify);
+                    ditto_host::ingest::ingest(&mut dev, &pages, devices, fmax, progress)?
+                }
+                "model" => {
+                    let mut dev = Device::new(ModelTransport::new(core_config), store, setup.lpas, !no_verify);
+                    ditto_host::ingest::ingest(&mut dev, &pages, devices, fmax, progress)?
+                }
+                other if other.starts_with("serial:") => {
+                    bail!("--backend {other}: the board transport is not built yet (the Cu's board top does not hold the whole core)")
+                }
+                other => bail!("unknown backend `{other}`; known: verilator, model"),
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!("backend            {}", report.backend);
+                println!("pages              {}", report.pages);
+                println!("unique pages       {}", report.unique_pages);
+                println!("duplicate pages    {}", report.duplicate_pages);
+                println!("dedup ratio        {:.1}%", 100.0 * report.dedup_ratio);
+                println!("flash writes saved {}", report.flash_writes_saved);
+                println!("write amplification {:.3}", report.write_amplification);
+                println!(
+                    "collisions caught  {} (of {} duplicates compared)",
+                    report.collisions_caught, report.verified_duplicates
+                );
+                println!(
+                    "bloom              {} negatives, {} false positives, {} rebuilds",
+                    report.bloom_negatives, report.bloom_false_positives, report.bloom_rebuilds
+                );
+                if let Some(c) = report.cycles_per_page {
+                    println!("cycles per page    {c:.1}");
+                }
+                if let (Some(f), Some(t)) = (report.fmax_mhz, report.throughput_mib_per_s) {
+                    println!("throughput         {t:.1} MiB/s at {f:.2} MHz ({})", synth_report.display());
+                }
+                println!("device files       {}", dir.display());
             }
         }
         Command::Hash { file, config, json, waveform } => {

@@ -42,7 +42,7 @@ impl Script {
 
 /// Runs the script at full speed (no idle gap, so the cleaner runs only
 /// after the last response or in `SYNC`), checked against `golden`.
-fn run(sim: &mut CoreSim, golden: &mut CoreModel, script: &Script) -> CoreRun {
+fn run(sim: &mut CoreSim<&mut ditto_sim::Model>, golden: &mut CoreModel, script: &Script) -> CoreRun {
     sim.run_checked(golden, &script.0, HostTraffic::FULL_SPEED).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -39,7 +39,7 @@ fn traffic(r: &mut ChaCha8Rng, seed: u64) -> HostTraffic {
 
 /// Runs `jobs`, then reads every LPA back, all checked; returns the run of
 /// the jobs and the counters after it.
-fn check(sim: &mut CoreSim, jobs: &[Job], traffic: HostTraffic) -> CoreRun {
+fn check(sim: &mut CoreSim<&mut ditto_sim::Model>, jobs: &[Job], traffic: HostTraffic) -> CoreRun {
     let mut golden = sim.golden();
     let run = sim.run_checked(&mut golden, jobs, traffic).unwrap_or_else(|e| panic!("{e}"));
     let reads = workload::read_all(sim.setup().lpas, jobs.len());

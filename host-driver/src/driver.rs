@@ -1,0 +1,392 @@
+//! The host driver: Ditto as a block device of 4 KiB logical pages.
+//!
+//! One device API ([`Device`]: `write`, `read`, `trim`, `flush`, `stats`)
+//! over a [`Transport`], one per way of reaching the core:
+//! - [`CosimTransport`]: the emitted Verilog of a configuration's whole core
+//!   under Verilator (every response also checked against the golden model);
+//! - [`ModelTransport`]: the golden model alone (pure software).
+//!
+//! The board transport (the Alchitry Cu over its USB UART) is not built yet:
+//! the Cu's board top does not hold the whole core.
+//!
+//! The physical pages live in a [`BackingStore`]: one file per device, laid
+//! out by the flash geometry. The driver writes each unique page where the
+//! core says, moves data as its garbage collection directs, and serves reads
+//! from it. **Collision safety** (on by default): before a page is shared,
+//! its bytes are compared with the stored copy; on a mismatch (two different
+//! pages with one SHA-1) the page is stored unshared with `WRITE_UNIQUE`.
+use ditto_hw::ftl::flash::{Geometry, Relocation};
+use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
+use ditto_hw::ftl::{Op, Stat, Status, STATS};
+use ditto_hw::index::model::IndexStats;
+use ditto_hw::Config;
+use ditto_sim::ditto_core::{CoreSetup, CoreSim, HostTraffic, Job};
+use ditto_sim::index::MemTiming;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Bytes in a logical (and physical) page.
+pub const PAGE: usize = 4096;
+
+/// Everything the driver can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    #[error("LPA {lpa} is beyond the device's {lpas} pages")]
+    OutOfRange { lpa: u32, lpas: u32 },
+    #[error("device {device} is full: no room for a new page (LPA {lpa} keeps its previous content)")]
+    DeviceFull { lpa: u32, device: u32 },
+    #[error("the core answered {status:?} to {op:?} of LPA {lpa}")]
+    Unexpected { op: Op, lpa: u32, status: Status },
+    #[error("the core failed: {0}")]
+    Core(String),
+    #[error("backing store {path}: {source}")]
+    Store { path: PathBuf, source: std::io::Error },
+}
+
+/// One command's outcome: the response and the relocations made before it.
+pub type Completion = (Response, Vec<Relocation>);
+
+/// A way of reaching the core. Between two calls the core is idle long
+/// enough for its background cleaner to drain its backlog, on every transport,
+/// so all of them give the same results.
+pub trait Transport {
+    /// Runs `jobs` in order and returns their completions.
+    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError>;
+    /// The index's counters.
+    fn index_stats(&mut self) -> IndexStats;
+    /// Core clock cycles spent so far (0 where there is no clock).
+    fn cycles(&self) -> u64;
+    /// The transport's name, as `--backend` spells it.
+    fn name(&self) -> String;
+}
+
+/// The golden model alone.
+pub struct ModelTransport {
+    model: CoreModel,
+}
+
+impl ModelTransport {
+    pub fn new(config: CoreConfig) -> Self {
+        ModelTransport { model: CoreModel::new(config) }
+    }
+}
+
+impl Transport for ModelTransport {
+    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
+        let out = jobs.iter().map(|j| self.model.execute(&j.model_command())).collect();
+        // The idle gap after a call: the cleaner drains its backlog.
+        while self.model.clean_step() {}
+        Ok(out)
+    }
+    fn index_stats(&mut self) -> IndexStats {
+        self.model.index_stats()
+    }
+    fn cycles(&self) -> u64 {
+        0
+    }
+    fn name(&self) -> String {
+        "model".into()
+    }
+}
+
+/// The whole core of a configuration under Verilator, checked against the
+/// golden model as it runs.
+pub struct CosimTransport {
+    sim: CoreSim<Box<ditto_sim::Model>>,
+    golden: CoreModel,
+    cycles: u64,
+}
+
+impl CosimTransport {
+    pub fn new(config: &Config, setup: CoreSetup) -> Result<Self, DriverError> {
+        let model = ditto_sim::Model::new(&ditto_sim::ditto_core::model_name(config))
+            .map_err(|e| DriverError::Core(e.to_string()))?;
+        let mut sim = CoreSim::attach(Box::new(model), config, setup).map_err(|e| DriverError::Core(e.to_string()))?;
+        sim.set_table_checks(false);
+        sim.set_drain_cleaner(true);
+        let golden = sim.golden();
+        Ok(CosimTransport { sim, golden, cycles: 0 })
+    }
+}
+
+impl Transport for CosimTransport {
+    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
+        let run = self
+            .sim
+            .run_checked(&mut self.golden, jobs, HostTraffic::FULL_SPEED)
+            .map_err(|e| DriverError::Core(e.to_string()))?;
+        self.cycles += run.cycles;
+        Ok(run.responses.into_iter().zip(run.moves).collect())
+    }
+    fn index_stats(&mut self) -> IndexStats {
+        self.sim.index_stats()
+    }
+    fn cycles(&self) -> u64 {
+        self.cycles
+    }
+    fn name(&self) -> String {
+        format!("verilator ({})", ditto_sim::ditto_core::model_name(self.sim.config()))
+    }
+}
+
+/// The physical pages: one file per device, page `p` of block `b` at byte
+/// `(b * pages_per_block + p) * 4096`.
+pub struct BackingStore {
+    geometry: Geometry,
+    files: Vec<(PathBuf, File)>,
+}
+
+impl BackingStore {
+    /// Creates (or truncates) `dir/device<N>.img` for each device.
+    pub fn create(dir: &Path, geometry: Geometry) -> Result<Self, DriverError> {
+        let err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| DriverError::Store { path: path.clone(), source }
+        };
+        std::fs::create_dir_all(dir).map_err(err(dir))?;
+        let mut files = Vec::new();
+        for d in 0..geometry.devices {
+            let path = dir.join(format!("device{d}.img"));
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(err(&path))?;
+            file.set_len(geometry.pages_per_device() as u64 * PAGE as u64).map_err(err(&path))?;
+            files.push((path, file));
+        }
+        Ok(BackingStore { geometry, files })
+    }
+
+    fn place(&self, ppa: u32) -> (usize, u64) {
+        let device = self.geometry.device_of(ppa);
+        let (block, page) = self.geometry.locate(ppa);
+        let in_device = (block - device * self.geometry.blocks_per_device) * self.geometry.pages_per_block + page;
+        (device as usize, in_device as u64 * PAGE as u64)
+    }
+
+    pub fn read(&self, ppa: u32) -> Result<Box<[u8; PAGE]>, DriverError> {
+        let (d, offset) = self.place(ppa);
+        let mut page = Box::new([0u8; PAGE]);
+        let (path, file) = &self.files[d];
+        file.read_exact_at(&mut page[..], offset)
+            .map_err(|source| DriverError::Store { path: path.clone(), source })?;
+        Ok(page)
+    }
+
+    pub fn write(&self, ppa: u32, data: &[u8; PAGE]) -> Result<(), DriverError> {
+        let (d, offset) = self.place(ppa);
+        let (path, file) = &self.files[d];
+        file.write_all_at(data, offset).map_err(|source| DriverError::Store { path: path.clone(), source })
+    }
+
+    /// Moves the data of each relocation, in order.
+    pub fn relocate(&self, moves: &[Relocation]) -> Result<(), DriverError> {
+        for m in moves {
+            let data = self.read(m.from)?;
+            self.write(m.to, &data)?;
+        }
+        Ok(())
+    }
+}
+
+/// Driver-side counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DriverStats {
+    /// Duplicates whose bytes differed from the stored copy (stored unshared).
+    pub collisions_caught: u64,
+    /// Duplicates compared byte for byte.
+    pub verified: u64,
+    /// Pages moved for garbage collection.
+    pub relocations: u64,
+}
+
+/// Ditto as a block device.
+pub struct Device<T: Transport> {
+    transport: T,
+    store: BackingStore,
+    lpas: u32,
+    verify: bool,
+    stats: DriverStats,
+    next_tag: u8,
+}
+
+/// Result of one write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    Unique {
+        ppa: u32,
+    },
+    Duplicate {
+        ppa: u32,
+    },
+    /// Two different pages with one fingerprint: stored unshared.
+    Collision {
+        ppa: u32,
+    },
+}
+
+impl<T: Transport> Device<T> {
+    pub fn new(transport: T, store: BackingStore, lpas: u32, verify: bool) -> Self {
+        Device { transport, store, lpas, verify, stats: DriverStats::default(), next_tag: 0 }
+    }
+
+    pub fn transport(&mut self) -> &mut T {
+        &mut self.transport
+    }
+    pub fn driver_stats(&self) -> DriverStats {
+        self.stats
+    }
+    pub fn lpas(&self) -> u32 {
+        self.lpas
+    }
+
+    fn one(&mut self, op: Op, lpa: u32, page: Option<&[u8; PAGE]>) -> Result<Response, DriverError> {
+        let tag = self.next_tag;
+        self.next_tag = self.next_tag.wrapping_add(1);
+        let job = Job { cmd: Command::new(op, tag, lpa, [0; 20]), page: page.map(|p| Box::new(*p)) };
+        let (rsp, moves) = self.transport.execute(std::slice::from_ref(&job))?.pop().expect("one completion");
+        self.store.relocate(&moves)?;
+        self.stats.relocations += moves.len() as u64;
+        if rsp.tag != tag {
+            return Err(DriverError::Core(format!("response tag {} for command tag {tag}", rsp.tag)));
+        }
+        Ok(rsp)
+    }
+
+    fn check_range(&self, lpa: u32) -> Result<(), DriverError> {
+        if lpa >= self.lpas {
+            return Err(DriverError::OutOfRange { lpa, lpas: self.lpas });
+        }
+        Ok(())
+    }
+
+    fn stored(&mut self, op: Op, lpa: u32, rsp: Response, data: &[u8; PAGE]) -> Result<u32, DriverError> {
+        match rsp.status {
+            Status::Unique => {
+                self.store.write(rsp.value, data)?;
+                Ok(rsp.value)
+            }
+            Status::ErrDeviceFull => Err(DriverError::DeviceFull { lpa, device: lpa % self.store.geometry.devices }),
+            status => Err(DriverError::Unexpected { op, lpa, status }),
+        }
+    }
+
+    /// Writes one page; a duplicate is compared with the stored copy first
+    /// (unless verification is off).
+    pub fn write(&mut self, lpa: u32, data: &[u8; PAGE]) -> Result<Written, DriverError> {
+        self.check_range(lpa)?;
+        let rsp = self.one(Op::Write, lpa, Some(data))?;
+        self.written(lpa, rsp, data)
+    }
+
+    /// Writes pages to distinct LPAs in one batch (the core streams them),
+    /// then handles each response in order as [`Self::write`] does.
+    pub fn write_batch(&mut self, pages: &[(u32, &[u8; PAGE])]) -> Result<Vec<Written>, DriverError> {
+        for (lpa, _) in pages {
+            self.check_range(*lpa)?;
+        }
+        let first = self.next_tag;
+        let jobs: Vec<Job> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, (lpa, data))| Job {
+                cmd: Command::new(Op::Write, first.wrapping_add(i as u8), *lpa, [0; 20]),
+                page: Some(Box::new(**data)),
+            })
+            .collect();
+        self.next_tag = first.wrapping_add(pages.len() as u8);
+        let completions = self.transport.execute(&jobs)?;
+        let mut out = Vec::with_capacity(pages.len());
+        for ((lpa, data), (rsp, moves)) in pages.iter().zip(completions) {
+            self.store.relocate(&moves)?;
+            self.stats.relocations += moves.len() as u64;
+            out.push(self.written(*lpa, rsp, data)?);
+        }
+        Ok(out)
+    }
+
+    fn written(&mut self, lpa: u32, rsp: Response, data: &[u8; PAGE]) -> Result<Written, DriverError> {
+        if rsp.status != Status::Duplicate {
+            return self.stored(Op::Write, lpa, rsp, data).map(|ppa| Written::Unique { ppa });
+        }
+        if self.verify {
+            self.stats.verified += 1;
+            if *self.store.read(rsp.value)? != *data {
+                // Same SHA-1, different bytes: the LPA is remapped to a page of its own.
+                self.stats.collisions_caught += 1;
+                let rsp = self.one(Op::WriteUnique, lpa, None)?;
+                return self.stored(Op::WriteUnique, lpa, rsp, data).map(|ppa| Written::Collision { ppa });
+            }
+        }
+        Ok(Written::Duplicate { ppa: rsp.value })
+    }
+
+    /// Reads one page (zeros where nothing was written).
+    pub fn read(&mut self, lpa: u32) -> Result<Box<[u8; PAGE]>, DriverError> {
+        self.check_range(lpa)?;
+        let rsp = self.one(Op::Read, lpa, None)?;
+        match rsp.status {
+            Status::Mapped => self.store.read(rsp.value),
+            Status::Unmapped => Ok(Box::new([0; PAGE])),
+            status => Err(DriverError::Unexpected { op: Op::Read, lpa, status }),
+        }
+    }
+
+    /// Unmaps one page.
+    pub fn trim(&mut self, lpa: u32) -> Result<(), DriverError> {
+        self.check_range(lpa)?;
+        match self.one(Op::Trim, lpa, None)?.status {
+            Status::Trimmed | Status::Unmapped => Ok(()),
+            status => Err(DriverError::Unexpected { op: Op::Trim, lpa, status }),
+        }
+    }
+
+    /// Completes everything in flight (`SYNC`, which also drains the cleaner).
+    pub fn flush(&mut self) -> Result<(), DriverError> {
+        match self.one(Op::Sync, 0, None)?.status {
+            Status::Done => Ok(()),
+            status => Err(DriverError::Unexpected { op: Op::Sync, lpa: 0, status }),
+        }
+    }
+
+    /// The core's counters (by [`Stat`] number).
+    pub fn stats(&mut self) -> Result<[u32; STATS], DriverError> {
+        let mut out = [0; STATS];
+        for (i, v) in out.iter_mut().enumerate() {
+            let rsp = self.one(Op::Stats, i as u32, None)?;
+            if rsp.status != Status::Done {
+                return Err(DriverError::Unexpected { op: Op::Stats, lpa: i as u32, status: rsp.status });
+            }
+            *v = rsp.value;
+        }
+        Ok(out)
+    }
+
+    /// One counter.
+    pub fn stat(&mut self, stat: Stat) -> Result<u32, DriverError> {
+        Ok(self.stats()?[stat as usize])
+    }
+}
+
+/// A geometry with room for `pages` pages on `devices` devices (64-page
+/// blocks, two reserve blocks per device, a quarter spare).
+pub fn geometry_for(pages: u32, devices: u32) -> Geometry {
+    let per_device = pages.div_ceil(devices).max(1);
+    let blocks = ((per_device + per_device / 4).div_ceil(64) + 2).next_power_of_two().max(8);
+    Geometry { devices, blocks_per_device: blocks, pages_per_block: 64, reserve_blocks: 2 }
+}
+
+/// The core setup for a device of `lpas` pages on `devices` devices.
+pub fn setup_for(lpas: u32, devices: u32) -> CoreSetup {
+    CoreSetup {
+        lpas,
+        geometry: geometry_for(lpas, devices),
+        array_wide: true,
+        bloom: true,
+        memory: MemTiming::fixed(2),
+    }
+}

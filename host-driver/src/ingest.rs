@@ -1,0 +1,149 @@
+//! `ditto ingest`: deduplicates a file, a directory tree or a disk image (each
+//! file in 4 KiB pages, the last one zero-filled) through a [`Device`], and
+//! reports what dedup did.
+use crate::driver::{Device, DriverError, Transport, Written, PAGE};
+use ditto_hw::ftl::Stat;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Errors of reading the input.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}: not a regular file or directory")]
+    NotAFile { path: PathBuf },
+    #[error(transparent)]
+    Driver(#[from] DriverError),
+}
+
+/// The pages of `path`: a file, or every regular file under a directory in
+/// name order.
+pub fn pages_of(path: &Path) -> Result<Vec<Box<[u8; PAGE]>>, IngestError> {
+    let mut files = Vec::new();
+    collect(path, &mut files)?;
+    let mut pages = Vec::new();
+    for file in files {
+        let bytes = std::fs::read(&file).map_err(|source| IngestError::Read { path: file.clone(), source })?;
+        pages.extend(split(&bytes));
+    }
+    Ok(pages)
+}
+
+/// `bytes` in pages, the last one zero-filled.
+pub fn split(bytes: &[u8]) -> Vec<Box<[u8; PAGE]>> {
+    bytes
+        .chunks(PAGE)
+        .map(|chunk| {
+            let mut page = Box::new([0u8; PAGE]);
+            page[..chunk.len()].copy_from_slice(chunk);
+            page
+        })
+        .collect()
+}
+
+fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), IngestError> {
+    let meta = std::fs::metadata(path).map_err(|source| IngestError::Read { path: path.into(), source })?;
+    if meta.is_file() {
+        files.push(path.into());
+    } else if meta.is_dir() {
+        let mut entries = std::fs::read_dir(path)
+            .map_err(|source| IngestError::Read { path: path.into(), source })?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| IngestError::Read { path: path.into(), source })?;
+        entries.sort();
+        for entry in entries {
+            collect(&entry, files)?;
+        }
+    } else {
+        return Err(IngestError::NotAFile { path: path.into() });
+    }
+    Ok(())
+}
+
+/// Pages sent to the core per batch.
+const BATCH: usize = 64;
+
+/// What an ingest did.
+#[derive(Clone, Debug, Serialize)]
+pub struct IngestReport {
+    pub backend: String,
+    pub devices: u32,
+    pub pages: u64,
+    pub unique_pages: u64,
+    pub duplicate_pages: u64,
+    /// Duplicate pages over all pages.
+    pub dedup_ratio: f64,
+    /// Flash page writes the duplicates did not make.
+    pub flash_writes_saved: u64,
+    /// Flash page writes (stored pages and GC relocations) over pages written.
+    pub write_amplification: f64,
+    pub collisions_caught: u64,
+    pub verified_duplicates: u64,
+    pub bloom_negatives: u32,
+    pub bloom_false_positives: u32,
+    pub bloom_rebuilds: u32,
+    /// Core clock cycles (cosimulation only).
+    pub cycles: Option<u64>,
+    pub cycles_per_page: Option<f64>,
+    /// What those cycles mean at the Fmax of the last `ditto synth` report.
+    pub fmax_mhz: Option<f64>,
+    pub throughput_mib_per_s: Option<f64>,
+}
+
+/// Writes `pages` to LPAs 0, 1, 2, ... and reports.
+pub fn ingest<T: Transport>(
+    device: &mut Device<T>,
+    pages: &[Box<[u8; PAGE]>],
+    devices: u32,
+    fmax_mhz: Option<f64>,
+    progress: bool,
+) -> Result<IngestReport, IngestError> {
+    let bar = if progress { ProgressBar::new(pages.len() as u64) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} pages, {per_sec}, eta {eta}").expect("a valid template"),
+    );
+    let start_cycles = device.transport().cycles();
+    let (mut unique, mut duplicate) = (0u64, 0u64);
+    for (chunk_no, chunk) in pages.chunks(BATCH).enumerate() {
+        let batch: Vec<(u32, &[u8; PAGE])> =
+            chunk.iter().enumerate().map(|(i, p)| ((chunk_no * BATCH + i) as u32, &**p)).collect();
+        for w in device.write_batch(&batch)? {
+            match w {
+                Written::Unique { .. } | Written::Collision { .. } => unique += 1,
+                Written::Duplicate { .. } => duplicate += 1,
+            }
+        }
+        bar.inc(chunk.len() as u64);
+    }
+    device.flush()?;
+    bar.finish_and_clear();
+    let counters = device.stats()?;
+    let index = device.transport().index_stats();
+    let cycles = device.transport().cycles() - start_cycles;
+    let d = device.driver_stats();
+    let n = pages.len() as u64;
+    let flash_writes = counters[Stat::UniqueWrites as usize] as u64 + counters[Stat::Relocations as usize] as u64;
+    let cycles_per_page = (cycles > 0 && n > 0).then(|| cycles as f64 / n as f64);
+    Ok(IngestReport {
+        backend: device.transport().name(),
+        devices,
+        pages: n,
+        unique_pages: unique,
+        duplicate_pages: duplicate,
+        dedup_ratio: duplicate as f64 / n.max(1) as f64,
+        flash_writes_saved: duplicate,
+        write_amplification: flash_writes as f64 / n.max(1) as f64,
+        collisions_caught: d.collisions_caught,
+        verified_duplicates: d.verified,
+        bloom_negatives: index.bloom_negatives,
+        bloom_false_positives: index.false_positives,
+        bloom_rebuilds: index.rebuilds,
+        cycles: (cycles > 0).then_some(cycles),
+        cycles_per_page,
+        fmax_mhz,
+        throughput_mib_per_s: cycles_per_page.zip(fmax_mhz).map(|(c, f)| f * 1e6 / c * PAGE as f64 / (1024.0 * 1024.0)),
+    })
+}
