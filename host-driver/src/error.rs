@@ -23,6 +23,8 @@ pub enum HostError {
     #[error(transparent)]
     Driver(#[from] crate::driver::DriverError),
     #[error(transparent)]
+    Nbd(#[from] crate::nbd::NbdError),
+    #[error(transparent)]
     Ingest(#[from] crate::ingest::IngestError),
     #[error("unknown board `{0}`; known boards: alchitry-cu")]
     UnknownBoard(String),

@@ -8,6 +8,7 @@ mod error;
 pub mod figures;
 pub mod hash;
 pub mod ingest;
+pub mod nbd;
 pub mod sample;
 pub mod synth;
 

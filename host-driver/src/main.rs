@@ -62,6 +62,32 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve Ditto as a Network Block Device (fixed newstyle; READ, WRITE,
+    /// TRIM, FLUSH, DISCONNECT), one client at a time.
+    Serve {
+        /// Listen here, e.g. 127.0.0.1:10809.
+        #[arg(long)]
+        nbd: String,
+        /// Device size in bytes (suffixes K, M, G: powers of 1024).
+        #[arg(long, default_value = "16M")]
+        size: String,
+        #[arg(long, default_value = "verilator")]
+        backend: String,
+        #[arg(long, default_value = "large")]
+        config: String,
+        #[arg(long, default_value_t = 1)]
+        devices: u32,
+        #[arg(long)]
+        store: Option<PathBuf>,
+        #[arg(long)]
+        no_verify: bool,
+        /// After each client, write the dedup statistics here (JSON).
+        #[arg(long)]
+        stats_json: Option<PathBuf>,
+        /// Stop after this many clients.
+        #[arg(long)]
+        clients: Option<u32>,
+    },
     /// Synthesize, place and route a configuration for a board, and pack its
     /// bitstream; writes DIR/report.json and DIR/ditto.bin. Fails when
     /// placement fails or timing is not met.
@@ -164,6 +190,42 @@ enum BenchCommand {
     },
 }
 
+/// `16M`, `4096`, `1G`: bytes, with power-of-1024 suffixes.
+fn parse_size(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits.parse().with_context(|| format!("size `{text}`: not a number"))?;
+    let unit = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KIB" => 1 << 10,
+        "M" | "MIB" => 1 << 20,
+        "G" | "GIB" => 1 << 30,
+        other => bail!("size `{text}`: unknown unit `{other}` (K, M or G)"),
+    };
+    Ok(n * unit)
+}
+
+/// The dedup statistics of a device, as JSON.
+fn stats_value<T: ditto_host::driver::Transport>(
+    dev: &mut ditto_host::driver::Device<T>,
+) -> Result<serde_json::Value, ditto_host::driver::DriverError> {
+    use ditto_hw::ftl::Stat;
+    let c = dev.stats()?;
+    let d = dev.driver_stats();
+    Ok(serde_json::json!({
+        "writes": c[Stat::Writes as usize],
+        "unique_writes": c[Stat::UniqueWrites as usize],
+        "duplicate_writes": c[Stat::DuplicateWrites as usize],
+        "live_pages": c[Stat::LivePages as usize],
+        "mapped_lpas": c[Stat::MappedLpas as usize],
+        "relocations": c[Stat::Relocations as usize],
+        "collisions_caught": d.collisions_caught,
+    }))
+}
+
 fn configs(name: &str) -> Result<Vec<ditto_hw::Config>> {
     if name == "all" {
         return Ok(ditto_hw::CONFIGS.to_vec());
@@ -249,6 +311,53 @@ fn main() -> Result<()> {
                     println!("throughput         {t:.1} MiB/s at {f:.2} MHz ({})", synth_report.display());
                 }
                 println!("device files       {}", dir.display());
+            }
+        }
+        Command::Serve { nbd, size, backend, config, devices, store, no_verify, stats_json, clients } => {
+            use ditto_host::driver::{setup_for, BackingStore, CosimTransport, Device, ModelTransport, PAGE};
+            let bytes = parse_size(&size)?;
+            if ![1, 2, 4, 8].contains(&devices) {
+                bail!("--devices must be 1, 2, 4 or 8, got {devices}");
+            }
+            let cfg = ditto_hw::by_name(&config)?;
+            let lpas = bytes.div_ceil(PAGE as u64);
+            if lpas == 0 || lpas > 1 << 22 {
+                bail!("--size {size}: between 1 byte and 16 GiB");
+            }
+            let setup = setup_for(lpas as u32, devices);
+            let dir = store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-nbd-{}", std::process::id())));
+            let store = BackingStore::create(&dir, setup.geometry)?;
+            let listener = std::net::TcpListener::bind(&nbd).with_context(|| format!("listening on {nbd}"))?;
+            eprintln!(
+                "ditto serve: {bytes} bytes on nbd://{nbd} ({backend}, {devices} device(s), files in {})",
+                dir.display()
+            );
+            let mut served = 0u32;
+            let report = |dev: &mut dyn FnMut() -> Result<serde_json::Value, ditto_host::driver::DriverError>| -> Result<(), ditto_host::driver::DriverError> {
+                let v = dev()?;
+                eprintln!("ditto serve: client done: {v}");
+                if let Some(path) = &stats_json {
+                    std::fs::write(path, serde_json::to_string_pretty(&v).unwrap())
+                        .map_err(|source| ditto_host::driver::DriverError::Store { path: path.clone(), source })?;
+                }
+                Ok(())
+            };
+            macro_rules! run {
+                ($dev:expr) => {{
+                    let mut dev = $dev;
+                    ditto_host::nbd::serve(listener, &mut dev, bytes, |d| {
+                        report(&mut || stats_value(d))?;
+                        served += 1;
+                        Ok(clients.map_or(true, |n| served < n))
+                    })?;
+                }};
+            }
+            match backend.as_str() {
+                "verilator" => run!(Device::new(CosimTransport::new(&cfg, setup)?, store, setup.lpas, !no_verify)),
+                "model" => {
+                    run!(Device::new(ModelTransport::new(setup.core_config(&cfg)), store, setup.lpas, !no_verify))
+                }
+                other => bail!("unknown backend `{other}`; known: verilator, model"),
             }
         }
         Command::Hash { file, config, json, waveform } => {

@@ -1,0 +1,261 @@
+//! `ditto serve --nbd`: Ditto as a Network Block Device (fixed newstyle
+//! negotiation; `READ`, `WRITE`, `TRIM`, `FLUSH`, `DISCONNECT`), so that
+//! `qemu-img`, `qemu-io` or `nbdcopy` can write a disk image onto it and read
+//! it back. Requests that are not page-aligned are served by
+//! read-modify-write of the pages they touch; a request past the end gets
+//! `EINVAL` (writes `ENOSPC`) and nothing is changed. One client at a time.
+use crate::driver::{Device, DriverError, Transport, PAGE};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+
+const NBDMAGIC: u64 = 0x4e42_444d_4147_4943;
+const IHAVEOPT: u64 = 0x4948_4156_454f_5054;
+const REPLY_MAGIC: u64 = 0x0003_e889_0455_65a9;
+const REQUEST_MAGIC: u32 = 0x2560_9513;
+const SIMPLE_REPLY_MAGIC: u32 = 0x6744_6698;
+
+const FLAG_FIXED_NEWSTYLE: u16 = 1;
+const FLAG_NO_ZEROES: u16 = 2;
+const CLIENT_NO_ZEROES: u32 = 2;
+
+const OPT_EXPORT_NAME: u32 = 1;
+const OPT_ABORT: u32 = 2;
+const OPT_INFO: u32 = 6;
+const OPT_GO: u32 = 7;
+const REP_ACK: u32 = 1;
+const REP_INFO: u32 = 3;
+const REP_ERR_UNSUP: u32 = 0x8000_0001;
+const INFO_EXPORT: u16 = 0;
+
+/// Transmission flags: has flags, can flush, can trim.
+const TRANSMISSION_FLAGS: u16 = 1 | 4 | 32;
+
+const CMD_READ: u16 = 0;
+const CMD_WRITE: u16 = 1;
+const CMD_DISC: u16 = 2;
+const CMD_FLUSH: u16 = 3;
+const CMD_TRIM: u16 = 4;
+
+const EIO: u32 = 5;
+const EINVAL: u32 = 22;
+const ENOSPC: u32 = 28;
+
+/// Largest request served (32 MiB, qemu's own limit).
+const MAX_REQUEST: u32 = 32 << 20;
+
+/// Errors of the server itself (a client's bad request is an NBD error reply).
+#[derive(Debug, thiserror::Error)]
+pub enum NbdError {
+    #[error("network: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("protocol: {0}")]
+    Protocol(String),
+}
+
+fn read_u16(s: &mut impl Read) -> std::io::Result<u16> {
+    let mut b = [0; 2];
+    s.read_exact(&mut b)?;
+    Ok(u16::from_be_bytes(b))
+}
+fn read_u32(s: &mut impl Read) -> std::io::Result<u32> {
+    let mut b = [0; 4];
+    s.read_exact(&mut b)?;
+    Ok(u32::from_be_bytes(b))
+}
+fn read_u64(s: &mut impl Read) -> std::io::Result<u64> {
+    let mut b = [0; 8];
+    s.read_exact(&mut b)?;
+    Ok(u64::from_be_bytes(b))
+}
+
+fn option_reply(s: &mut impl Write, option: u32, kind: u32, data: &[u8]) -> std::io::Result<()> {
+    let mut out = Vec::with_capacity(20 + data.len());
+    out.extend(REPLY_MAGIC.to_be_bytes());
+    out.extend(option.to_be_bytes());
+    out.extend(kind.to_be_bytes());
+    out.extend((data.len() as u32).to_be_bytes());
+    out.extend(data);
+    s.write_all(&out)
+}
+
+/// Serves `device` (of `size` bytes) on `listener`, one client after
+/// another; `after_client` runs after each disconnect (e.g. to report).
+pub fn serve<T: Transport>(
+    listener: TcpListener,
+    device: &mut Device<T>,
+    size: u64,
+    mut after_client: impl FnMut(&mut Device<T>) -> Result<bool, DriverError>,
+) -> Result<(), NbdError> {
+    for stream in listener.incoming() {
+        let mut stream = stream?;
+        stream.set_nodelay(true)?;
+        match session(&mut stream, device, size) {
+            Ok(()) => {}
+            Err(NbdError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
+            Err(e) => eprintln!("ditto serve: client dropped: {e}"),
+        }
+        let go_on = after_client(device).map_err(|e| NbdError::Protocol(e.to_string()))?;
+        if !go_on {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn session<T: Transport>(s: &mut TcpStream, device: &mut Device<T>, size: u64) -> Result<(), NbdError> {
+    // Fixed newstyle handshake.
+    let mut hello = Vec::new();
+    hello.extend(NBDMAGIC.to_be_bytes());
+    hello.extend(IHAVEOPT.to_be_bytes());
+    hello.extend((FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES).to_be_bytes());
+    s.write_all(&hello)?;
+    let client_flags = read_u32(s)?;
+    let no_zeroes = client_flags & CLIENT_NO_ZEROES != 0;
+    // Option haggling, until the client picks the export.
+    loop {
+        if read_u64(s)? != IHAVEOPT {
+            return Err(NbdError::Protocol("option without IHAVEOPT".into()));
+        }
+        let option = read_u32(s)?;
+        let len = read_u32(s)?;
+        if len > 4096 {
+            return Err(NbdError::Protocol(format!("option {option} of {len} bytes")));
+        }
+        let mut data = vec![0; len as usize];
+        s.read_exact(&mut data)?;
+        match option {
+            OPT_EXPORT_NAME => {
+                let mut out = Vec::new();
+                out.extend(size.to_be_bytes());
+                out.extend(TRANSMISSION_FLAGS.to_be_bytes());
+                if !no_zeroes {
+                    out.extend([0u8; 124]);
+                }
+                s.write_all(&out)?;
+                break;
+            }
+            OPT_INFO | OPT_GO => {
+                let mut info = Vec::new();
+                info.extend(INFO_EXPORT.to_be_bytes());
+                info.extend(size.to_be_bytes());
+                info.extend(TRANSMISSION_FLAGS.to_be_bytes());
+                option_reply(s, option, REP_INFO, &info)?;
+                option_reply(s, option, REP_ACK, &[])?;
+                if option == OPT_GO {
+                    break;
+                }
+            }
+            OPT_ABORT => {
+                option_reply(s, option, REP_ACK, &[])?;
+                return Ok(());
+            }
+            _ => option_reply(s, option, REP_ERR_UNSUP, &[])?,
+        }
+    }
+    // Transmission.
+    loop {
+        if read_u32(s)? != REQUEST_MAGIC {
+            return Err(NbdError::Protocol("request without its magic".into()));
+        }
+        let _flags = read_u16(s)?;
+        let kind = read_u16(s)?;
+        let handle = read_u64(s)?;
+        let offset = read_u64(s)?;
+        let length = read_u32(s)?;
+        let in_range = offset.checked_add(length as u64).is_some_and(|end| end <= size) && length <= MAX_REQUEST;
+        let mut payload = Vec::new();
+        if kind == CMD_WRITE {
+            if length > MAX_REQUEST {
+                return Err(NbdError::Protocol(format!("a write of {length} bytes")));
+            }
+            payload = vec![0; length as usize];
+            s.read_exact(&mut payload)?;
+        }
+        let (error, data) = match kind {
+            CMD_DISC => return Ok(()),
+            _ if !in_range => (if kind == CMD_WRITE { ENOSPC } else { EINVAL }, Vec::new()),
+            CMD_READ => match read_bytes(device, offset, length) {
+                Ok(d) => (0, d),
+                Err(e) => (errno(&e), Vec::new()),
+            },
+            CMD_WRITE => (write_bytes(device, offset, &payload).map_or_else(|e| errno(&e), |_| 0), Vec::new()),
+            CMD_FLUSH => (device.flush().map_or_else(|e| errno(&e), |_| 0), Vec::new()),
+            CMD_TRIM => (trim_bytes(device, offset, length).map_or_else(|e| errno(&e), |_| 0), Vec::new()),
+            _ => (EINVAL, Vec::new()),
+        };
+        let mut out = Vec::with_capacity(16 + data.len());
+        out.extend(SIMPLE_REPLY_MAGIC.to_be_bytes());
+        out.extend(error.to_be_bytes());
+        out.extend(handle.to_be_bytes());
+        if error == 0 {
+            out.extend(data);
+        }
+        s.write_all(&out)?;
+    }
+}
+
+fn errno(e: &DriverError) -> u32 {
+    match e {
+        DriverError::DeviceFull { .. } => ENOSPC,
+        DriverError::OutOfRange { .. } => EINVAL,
+        _ => {
+            eprintln!("ditto serve: {e}");
+            EIO
+        }
+    }
+}
+
+/// Pages `[first, last]` touched by `offset..offset + length`.
+fn pages(offset: u64, length: u32) -> std::ops::RangeInclusive<u64> {
+    offset / PAGE as u64..=(offset + length as u64 - 1) / PAGE as u64
+}
+
+fn read_bytes<T: Transport>(device: &mut Device<T>, offset: u64, length: u32) -> Result<Vec<u8>, DriverError> {
+    let mut out = Vec::with_capacity(length as usize);
+    if length == 0 {
+        return Ok(out);
+    }
+    for p in pages(offset, length) {
+        let page = device.read(p as u32)?;
+        let start = (offset.max(p * PAGE as u64) - p * PAGE as u64) as usize;
+        let end = ((offset + length as u64).min((p + 1) * PAGE as u64) - p * PAGE as u64) as usize;
+        out.extend_from_slice(&page[start..end]);
+    }
+    Ok(out)
+}
+
+fn write_bytes<T: Transport>(device: &mut Device<T>, offset: u64, data: &[u8]) -> Result<(), DriverError> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    let mut batch: Vec<(u32, Box<[u8; PAGE]>)> = Vec::new();
+    for p in pages(offset, data.len() as u32) {
+        let base = p * PAGE as u64;
+        let start = offset.max(base) - base;
+        let end = (offset + data.len() as u64).min(base + PAGE as u64) - base;
+        let mut page = if start == 0 && end == PAGE as u64 {
+            Box::new([0u8; PAGE])
+        } else {
+            device.read(p as u32)? // read-modify-write of a partial page
+        };
+        let from = (base + start - offset) as usize;
+        page[start as usize..end as usize].copy_from_slice(&data[from..from + (end - start) as usize]);
+        batch.push((p as u32, page));
+    }
+    for chunk in batch.chunks(64) {
+        let refs: Vec<(u32, &[u8; PAGE])> = chunk.iter().map(|(l, p)| (*l, &**p)).collect();
+        device.write_batch(&refs)?;
+    }
+    Ok(())
+}
+
+/// Trims the pages wholly inside the range; partial pages are left as they
+/// are (a trim is advisory).
+fn trim_bytes<T: Transport>(device: &mut Device<T>, offset: u64, length: u32) -> Result<(), DriverError> {
+    let first = offset.div_ceil(PAGE as u64);
+    let end = (offset + length as u64) / PAGE as u64;
+    for p in first..end {
+        device.trim(p as u32)?;
+    }
+    Ok(())
+}
