@@ -236,6 +236,7 @@ pub struct FtlController {
     old_rc: Signal<Local, Bits<REFCOUNT_BITS>>,
     old_ppa: Signal<Local, Bits<ADDR_BITS>>,
     frees_home: Signal<Local, Bits<ADDR_BITS>>,
+    room_limit: Signal<Local, Bits<ADDR_BITS>>,
     rel_ppa: Signal<Local, Bits<ADDR_BITS>>,
     cur_ppa: Signal<Local, Bits<ADDR_BITS>>,
     gc_ppa: Signal<Local, Bits<ADDR_BITS>>,
@@ -363,6 +364,7 @@ impl Default for FtlController {
             old_rc: Default::default(),
             old_ppa: Default::default(),
             frees_home: Default::default(),
+            room_limit: Default::default(),
             rel_ppa: Default::default(),
             cur_ppa: Default::default(),
             gc_ppa: Default::default(),
@@ -477,6 +479,9 @@ impl Logic for FtlController {
         {
             self.frees_home.next = 1.into();
         }
+        // A new page fits while the home device's valid pages stay below the
+        // usable pages plus the one this overwrite frees there.
+        self.room_limit.next = self.usable.q.val() + self.frees_home.val();
         self.rel_ppa.next = self.rel_rec.q.val().get_bits::<ADDR_BITS>(0);
         self.cur_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_open.q.val()) << 8)
             | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_written.q.val());
@@ -777,7 +782,8 @@ impl Logic for FtlController {
             State::WWriteHit => {
                 self.mem_write.next = true;
                 self.mem_req_addr.next = bits::<32>(0x1000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.erec_pid.val());
-                self.mem_req_wdata.next = self.hrec.q.val() + self.rc_one.val();
+                self.mem_req_wdata.next = (self.hrec.q.val() & bits::<64>(0x000f_ffff_ffff_ffff_u64))
+                    | (bit_cast::<64, REFCOUNT_BITS>(self.hrec.q.val().get_bits::<REFCOUNT_BITS>(52) + 1) << 52);
                 if self.mem_req_ready.val() {
                     if self.old_valid.q.val() {
                         self.rel_pid.d.next = self.old_pid.q.val();
@@ -806,7 +812,7 @@ impl Logic for FtlController {
                 self.mem_read.next = true;
                 self.mem_req_addr.next = bits::<32>(0x6000_0000_u64) | bit_cast::<32, 4>(self.home.val());
                 if self.done.val() {
-                    if self.rd_ppa.val() - self.frees_home.val() >= self.usable.q.val() {
+                    if self.rd_ppa.val() >= self.room_limit.val() {
                         self.status.d.next = 9.into();
                         self.flags.d.next = 0.into();
                         if self.has_entry.q.val() & !self.stale.q.val() {
@@ -895,7 +901,7 @@ impl Logic for FtlController {
                 self.mem_read.next = true;
                 self.mem_req_addr.next = bits::<32>(0x6000_0000_u64) | bit_cast::<32, 4>(self.home.val());
                 if self.done.val() {
-                    self.word.d.next = self.rdata.val() + 1;
+                    self.word.d.next = bit_cast::<64, ADDR_BITS>(self.rd_ppa.val() + 1);
                     self.state.d.next = State::FWriteDevv;
                 }
             }
@@ -1144,7 +1150,8 @@ impl Logic for FtlController {
             State::RDec => {
                 self.mem_write.next = true;
                 self.mem_req_addr.next = bits::<32>(0x1000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_pid.q.val());
-                self.mem_req_wdata.next = self.rel_rec.q.val() - self.rc_one.val();
+                self.mem_req_wdata.next = (self.rel_rec.q.val() & bits::<64>(0x000f_ffff_ffff_ffff_u64))
+                    | (bit_cast::<64, REFCOUNT_BITS>(self.rel_rec.q.val().get_bits::<REFCOUNT_BITS>(52) - 1) << 52);
                 if self.mem_req_ready.val() {
                     self.state.d.next = self.ret.q.val();
                 }
@@ -1165,7 +1172,8 @@ impl Logic for FtlController {
                 self.mem_req_addr.next =
                     bits::<32>(0x4000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> 8);
                 if self.done.val() {
-                    self.word.d.next = self.rdata.val() - 1;
+                    self.word.d.next = (self.rdata.val() & bits::<64>(0x1_0000_u64))
+                        | bit_cast::<64, BLOCK_BITS>(self.rdata.val().get_bits::<BLOCK_BITS>(0) - 1);
                     self.state.d.next = State::RWriteBlk;
                 }
             }
@@ -1183,7 +1191,7 @@ impl Logic for FtlController {
                 self.mem_req_addr.next =
                     bits::<32>(0x6000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.rel_ppa.val() >> 21);
                 if self.done.val() {
-                    self.word.d.next = self.rdata.val() - 1;
+                    self.word.d.next = bit_cast::<64, ADDR_BITS>(self.rd_ppa.val() - 1);
                     self.state.d.next = State::RWriteDevv;
                 }
             }
