@@ -309,6 +309,34 @@ impl<T: Transport> Device<T> {
         Ok(out)
     }
 
+    /// Runs commands that carry no page (`WRITE_FP`, `READ`, `TRIM`, ...) in
+    /// one batch, moving data as relocations say; returns the responses.
+    /// (A `WRITE_FP` has no data for the backing store to keep.)
+    pub fn batch(&mut self, ops: &[(Op, u32, ditto_hw::index::Fingerprint)]) -> Result<Vec<Response>, DriverError> {
+        for (op, lpa, _) in ops {
+            if *op != Op::Stats && *op != Op::Sync {
+                self.check_range(*lpa)?;
+            }
+        }
+        let first = self.next_tag;
+        let jobs: Vec<Job> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, (op, lpa, fp))| Job {
+                cmd: Command::new(*op, first.wrapping_add(i as u8), *lpa, *fp),
+                page: None,
+            })
+            .collect();
+        self.next_tag = first.wrapping_add(ops.len() as u8);
+        let mut out = Vec::with_capacity(ops.len());
+        for (rsp, moves) in self.transport.execute(&jobs)? {
+            self.store.relocate(&moves)?;
+            self.stats.relocations += moves.len() as u64;
+            out.push(rsp);
+        }
+        Ok(out)
+    }
+
     fn written(&mut self, lpa: u32, rsp: Response, data: &[u8; PAGE]) -> Result<Written, DriverError> {
         if rsp.status != Status::Duplicate {
             return self.stored(Op::Write, lpa, rsp, data).map(|ppa| Written::Unique { ppa });

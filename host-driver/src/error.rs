@@ -25,6 +25,8 @@ pub enum HostError {
     #[error(transparent)]
     Nbd(#[from] crate::nbd::NbdError),
     #[error(transparent)]
+    Trace(#[from] crate::replay::TraceError),
+    #[error(transparent)]
     Ingest(#[from] crate::ingest::IngestError),
     #[error("unknown board `{0}`; known boards: alchitry-cu")]
     UnknownBoard(String),

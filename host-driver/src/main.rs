@@ -62,6 +62,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Replay a block trace in the FIU format (ts pid process lba size W|R
+    /// major minor md5...), writes through WRITE_FP with the trace's hashes.
+    Replay {
+        trace: PathBuf,
+        #[arg(long, default_value = "verilator")]
+        backend: String,
+        #[arg(long, default_value = "large")]
+        config: String,
+        #[arg(long, default_value_t = 1)]
+        devices: u32,
+        #[arg(long)]
+        store: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve Ditto as a Network Block Device (fixed newstyle; READ, WRITE,
     /// TRIM, FLUSH, DISCONNECT), one client at a time.
     Serve {
@@ -311,6 +326,50 @@ fn main() -> Result<()> {
                     println!("throughput         {t:.1} MiB/s at {f:.2} MHz ({})", synth_report.display());
                 }
                 println!("device files       {}", dir.display());
+            }
+        }
+        Command::Replay { trace, backend, config, devices, store, json } => {
+            use ditto_host::driver::{setup_for, BackingStore, CosimTransport, Device, ModelTransport};
+            if ![1, 2, 4, 8].contains(&devices) {
+                bail!("--devices must be 1, 2, 4 or 8, got {devices}");
+            }
+            let cfg = ditto_hw::by_name(&config)?;
+            let accesses = ditto_host::replay::read(&trace)?;
+            let lpas = accesses.iter().map(|a| a.lpa + 1).max().unwrap_or(0);
+            if lpas == 0 || lpas > 1 << 22 {
+                bail!("{}: {lpas} pages addressed; between 1 and 4,194,304 are supported", trace.display());
+            }
+            let setup = setup_for(lpas as u32, devices);
+            let dir =
+                store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-replay-{}", std::process::id())));
+            let store = BackingStore::create(&dir, setup.geometry)?;
+            let report = match backend.as_str() {
+                "verilator" => ditto_host::replay::replay(
+                    &mut Device::new(CosimTransport::new(&cfg, setup)?, store, setup.lpas, false),
+                    &accesses,
+                )?,
+                "model" => ditto_host::replay::replay(
+                    &mut Device::new(ModelTransport::new(setup.core_config(&cfg)), store, setup.lpas, false),
+                    &accesses,
+                )?,
+                other => bail!("unknown backend `{other}`; known: verilator, model"),
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!("backend            {}", report.backend);
+                println!(
+                    "accesses           {} ({} reads, {} of them mapped)",
+                    report.accesses, report.reads, report.reads_mapped
+                );
+                println!("pages written      {}", report.pages);
+                println!("unique pages       {}", report.unique_pages);
+                println!("duplicate pages    {}", report.duplicate_pages);
+                println!("dedup ratio        {:.1}%", 100.0 * report.dedup_ratio);
+                println!("write amplification {:.3}", report.write_amplification);
+                if let Some(c) = report.cycles_per_page {
+                    println!("cycles per page    {c:.1}");
+                }
             }
         }
         Command::Serve { nbd, size, backend, config, devices, store, no_verify, stats_json, clients } => {

@@ -267,3 +267,51 @@ fn ingest_of_a_missing_path_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not built yet"));
 }
+
+/// A trace line in the FIU format for one 4 KiB page.
+fn fiu_line(ts: u64, lba: u64, op: &str, md5: &str) -> String {
+    format!("{ts} 4242 postgres {lba} 8 {op} 8 0 {md5}\n")
+}
+
+#[test]
+fn replay_feeds_trace_hashes_and_counts_exactly() {
+    let dir = temp_dir("replay");
+    let md5s: Vec<String> =
+        (0..10u8).map(|i| format!("{:032x}", 0x1234_5678_9abc_def0_u128.wrapping_mul(i as u128 + 1))).collect();
+    let mut trace = String::new();
+    let mut distinct = std::collections::HashSet::new();
+    for n in 0..60u64 {
+        let md5 = &md5s[(n * n % 7) as usize];
+        distinct.insert(md5.clone());
+        trace += &fiu_line(n, n * 8, "W", md5);
+    }
+    trace += &fiu_line(99, 8, "R", &md5s[0]);
+    trace += &fiu_line(100, 8 * 500, "R", &md5s[0]); // never written
+                                                     // A two-page request carries two MD5s.
+    trace += &format!("101 1 dd {} 16 W 8 0 {} {}\n", 8 * 70, md5s[8], md5s[9]);
+    distinct.insert(md5s[8].clone());
+    distinct.insert(md5s[9].clone());
+    let path = dir.join("trace.txt");
+    std::fs::write(&path, &trace).unwrap();
+    for backend in ["verilator", "model"] {
+        let out = ditto(&["replay", path.to_str().unwrap(), "--backend", backend, "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["pages"], 62);
+        assert_eq!(r["unique_pages"], distinct.len() as u64, "{r}");
+        assert_eq!(r["duplicate_pages"], 62 - distinct.len() as u64);
+        assert_eq!((r["reads"].as_u64(), r["reads_mapped"].as_u64()), (Some(2), Some(1)));
+    }
+}
+
+#[test]
+fn replay_of_a_malformed_trace_names_the_line() {
+    let dir = temp_dir("replay-bad");
+    let path = dir.join("trace.txt");
+    let good = fiu_line(1, 0, "W", &format!("{:032x}", 7));
+    std::fs::write(&path, format!("{good}{good}1 2 x 16 W 8 0 nothex\n")).unwrap();
+    let out = ditto(&["replay", path.to_str().unwrap(), "--backend", "model"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("trace.txt:3:"), "{err}");
+}
