@@ -9,6 +9,7 @@ pub mod figures;
 pub mod hash;
 pub mod ingest;
 pub mod nbd;
+pub mod plots;
 pub mod replay;
 pub mod sample;
 pub mod synth;

@@ -177,6 +177,14 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// SVG plots: hasher cycles per page against lanes, index throughput
+    /// against FSMs, dedup ratio against index size.
+    Plots {
+        #[arg(long, default_value = "docs/plots")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Fingerprint index capacity: entries, and the block RAM and logic of
     /// the index alone (Yosys).
     Capacity {
@@ -513,6 +521,11 @@ fn main() -> Result<()> {
                         r.trim_latency_cycles.map_or("-".into(), |v| v.to_string()),
                     );
                 }
+            }
+        }
+        Command::Bench { what: BenchCommand::Plots { out, seed } } => {
+            for path in ditto_host::plots::plots(&out, seed)? {
+                println!("{}", path.display());
             }
         }
         Command::Bench { what: BenchCommand::Capacity { config, json } } => {

@@ -315,3 +315,14 @@ fn replay_of_a_malformed_trace_names_the_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("trace.txt:3:"), "{err}");
 }
+
+#[test]
+fn bench_plots_writes_three_svgs() {
+    let dir = temp_dir("plots");
+    let out = ditto(&["bench", "plots", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for name in ["cycles-per-page-vs-lanes.svg", "index-throughput-vs-fsms.svg", "dedup-ratio-vs-table-size.svg"] {
+        let svg = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(svg.starts_with("<svg") && (svg.contains("<polyline") || svg.contains("<path")), "{name}");
+    }
+}
