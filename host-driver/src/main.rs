@@ -62,6 +62,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Program a board with a bitstream from `ditto synth` (iceprog, over the
+    /// board's FTDI USB interface).
+    Flash {
+        #[arg(long, default_value = "alchitry-cu")]
+        board: String,
+        #[arg(long, default_value = "out/synth/ditto.bin")]
+        bitstream: PathBuf,
+    },
     /// Replay a block trace in the FIU format (ts pid process lba size W|R
     /// major minor md5...), writes through WRITE_FP with the trace's hashes.
     Replay {
@@ -335,6 +343,24 @@ fn main() -> Result<()> {
                 }
                 println!("device files       {}", dir.display());
             }
+        }
+        Command::Flash { board, bitstream } => {
+            if board != "alchitry-cu" {
+                bail!("unknown board `{board}`; known boards: alchitry-cu");
+            }
+            if !bitstream.is_file() {
+                bail!(
+                    "no bitstream at {}: run `ditto synth --board alchitry-cu --config cu` first (or pass --bitstream)",
+                    bitstream.display()
+                );
+            }
+            let status = std::process::Command::new("iceprog").arg(&bitstream).status().map_err(|e| {
+                anyhow::anyhow!("cannot run iceprog ({e}): install it with `apt-get install fpga-icestorm`")
+            })?;
+            if !status.success() {
+                bail!("iceprog {} failed ({status}): is the Alchitry Cu plugged in, and may this user open its USB device?", bitstream.display());
+            }
+            println!("programmed the {board} with {}", bitstream.display());
         }
         Command::Replay { trace, backend, config, devices, store, json } => {
             use ditto_host::driver::{setup_for, BackingStore, CosimTransport, Device, ModelTransport};

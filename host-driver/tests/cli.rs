@@ -326,3 +326,17 @@ fn bench_plots_writes_three_svgs() {
         assert!(svg.starts_with("<svg") && (svg.contains("<polyline") || svg.contains("<path")), "{name}");
     }
 }
+
+#[test]
+fn flash_without_a_bitstream_or_a_board_says_why() {
+    let out = ditto(&["flash", "--bitstream", "/nonexistent/ditto.bin"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `ditto synth"));
+    // A bitstream but no board on this machine: iceprog's failure is reported.
+    let dir = temp_dir("flash");
+    std::fs::write(dir.join("ditto.bin"), [0u8; 64]).unwrap();
+    let out = ditto(&["flash", "--bitstream", dir.join("ditto.bin").to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("iceprog"), "{err}");
+}
