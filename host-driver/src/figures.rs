@@ -155,24 +155,6 @@ fn replace_block(text: &str, block: &str) -> Option<String> {
     Some(format!("{}{}{}", &text[..start], block, &text[end..]))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replace_block_keeps_the_text_around_it() {
-        let text = "intro\n<!-- figures:begin old -->\nold figures\n<!-- figures:end -->\noutro\n";
-        let out = replace_block(text, "NEW").unwrap();
-        assert_eq!(out, "intro\nNEW\noutro\n");
-    }
-
-    #[test]
-    fn missing_markers_are_reported() {
-        assert!(replace_block("no markers here", "NEW").is_none());
-        assert!(replace_block("<!-- figures:begin but no end", "NEW").is_none());
-    }
-}
-
 fn render_core(md: &mut String, runs: &[CoreBench]) {
     let streams: Vec<&CoreBench> = runs.iter().filter(|r| r.limit_cycles_per_page.is_some()).collect();
     let Some(first) = streams.first() else { return };
@@ -233,4 +215,22 @@ fn render_core(md: &mut String, runs: &[CoreBench]) {
         m.pages_per_block
     )
     .unwrap();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replace_block_keeps_the_text_around_it() {
+        let text = "intro\n<!-- figures:begin old -->\nold figures\n<!-- figures:end -->\noutro\n";
+        let out = replace_block(text, "NEW").unwrap();
+        assert_eq!(out, "intro\nNEW\noutro\n");
+    }
+
+    #[test]
+    fn missing_markers_are_reported() {
+        assert!(replace_block("no markers here", "NEW").is_none());
+        assert!(replace_block("<!-- figures:begin but no end", "NEW").is_none());
+    }
 }

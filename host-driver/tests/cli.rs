@@ -211,7 +211,7 @@ fn ingest_counts_distinct_pages_exactly_on_both_backends() {
     let dir = temp_dir("ingest");
     let mut a = Vec::new();
     for i in 0..40u32 {
-        a.extend(std::iter::repeat((i % 13) as u8).take(4096));
+        a.extend(std::iter::repeat_n((i % 13) as u8, 4096));
     }
     std::fs::write(dir.join("a.bin"), &a).unwrap();
     std::fs::write(dir.join("b.bin"), &a).unwrap();
