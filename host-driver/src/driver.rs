@@ -12,9 +12,14 @@
 //! The physical pages live in a [`BackingStore`]: one file per device, laid
 //! out by the flash geometry. The driver writes each unique page where the
 //! core says, moves data as its garbage collection directs, and serves reads
-//! from it. **Collision safety** (on by default): before a page is shared,
-//! its bytes are compared with the stored copy; on a mismatch (two different
-//! pages with one SHA-1) the page is stored unshared with `WRITE_UNIQUE`.
+//! from it. **Collision safety** (on by default): when the core answers that a
+//! page duplicates a stored one, the driver compares its bytes with the
+//! stored copy before acknowledging it; on a mismatch (two different pages
+//! with one SHA-1) the LPA is remapped to a page of its own with
+//! `WRITE_UNIQUE`.
+//!
+//! The mapping lives in the core: the device files alone are not a
+//! persistent disk, and each run starts empty.
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
 use ditto_hw::ftl::{Op, Stat, Status, STATS};
@@ -38,6 +43,10 @@ pub enum DriverError {
     DeviceFull { lpa: u32, device: u32 },
     #[error("the core answered {status:?} to {op:?} of LPA {lpa}")]
     Unexpected { op: Op, lpa: u32, status: Status },
+    #[error("LPA {lpa} collided with another page's fingerprint and could not be stored unshared ({reason}); {}", if *trimmed { "it was trimmed and reads as zeros" } else { "trimming it failed too" })]
+    CollisionNotStored { lpa: u32, reason: String, trimmed: bool },
+    #[error("{pages} pages on {devices} device(s): at most {max} pages per device fit the PPA's fields")]
+    TooLarge { pages: u64, devices: u32, max: u64 },
     #[error("the core failed: {0}")]
     Core(String),
     #[error("backing store {path}: {source}")]
@@ -183,6 +192,14 @@ impl BackingStore {
         file.write_all_at(data, offset).map_err(|source| DriverError::Store { path: path.clone(), source })
     }
 
+    /// Flushes every device file to disk.
+    pub fn sync(&self) -> Result<(), DriverError> {
+        for (path, file) in &self.files {
+            file.sync_data().map_err(|source| DriverError::Store { path: path.clone(), source })?;
+        }
+        Ok(())
+    }
+
     /// Moves the data of each relocation, in order.
     pub fn relocate(&self, moves: &[Relocation]) -> Result<(), DriverError> {
         for m in moves {
@@ -264,27 +281,17 @@ impl<T: Transport> Device<T> {
         Ok(())
     }
 
-    fn stored(&mut self, op: Op, lpa: u32, rsp: Response, data: &[u8; PAGE]) -> Result<u32, DriverError> {
-        match rsp.status {
-            Status::Unique => {
-                self.store.write(rsp.value, data)?;
-                Ok(rsp.value)
-            }
-            Status::ErrDeviceFull => Err(DriverError::DeviceFull { lpa, device: lpa % self.store.geometry.devices }),
-            status => Err(DriverError::Unexpected { op, lpa, status }),
-        }
-    }
-
     /// Writes one page; a duplicate is compared with the stored copy first
     /// (unless verification is off).
     pub fn write(&mut self, lpa: u32, data: &[u8; PAGE]) -> Result<Written, DriverError> {
-        self.check_range(lpa)?;
-        let rsp = self.one(Op::Write, lpa, Some(data))?;
-        self.written(lpa, rsp, data)
+        self.write_batch(&[(lpa, data)]).map(|mut w| w.remove(0))
     }
 
-    /// Writes pages to distinct LPAs in one batch (the core streams them),
-    /// then handles each response in order as [`Self::write`] does.
+    /// Writes pages to distinct LPAs in one batch (the core streams them).
+    /// Every completion is applied to the backing store in order (relocations,
+    /// unique pages) before any error is returned, so a page that fails never
+    /// leaves another page's data behind; duplicates are compared with their
+    /// stored copy, and colliding ones stored unshared after the batch.
     pub fn write_batch(&mut self, pages: &[(u32, &[u8; PAGE])]) -> Result<Vec<Written>, DriverError> {
         for (lpa, _) in pages {
             self.check_range(*lpa)?;
@@ -300,13 +307,70 @@ impl<T: Transport> Device<T> {
             .collect();
         self.next_tag = first.wrapping_add(pages.len() as u8);
         let completions = self.transport.execute(&jobs)?;
-        let mut out = Vec::with_capacity(pages.len());
-        for ((lpa, data), (rsp, moves)) in pages.iter().zip(completions) {
-            self.store.relocate(&moves)?;
+        let mut out: Vec<Option<Written>> = Vec::with_capacity(pages.len());
+        let mut first_error: Option<DriverError> = None;
+        let mut collided = Vec::new();
+        for (i, ((lpa, data), (rsp, moves))) in pages.iter().zip(completions).enumerate() {
+            if let Err(e) = self.store.relocate(&moves) {
+                first_error.get_or_insert(e);
+            }
             self.stats.relocations += moves.len() as u64;
-            out.push(self.written(*lpa, rsp, data)?);
+            let written = match rsp.status {
+                Status::Unique => self.store.write(rsp.value, data).map(|_| Some(Written::Unique { ppa: rsp.value })),
+                Status::Duplicate if self.verify => {
+                    self.stats.verified += 1;
+                    self.store.read(rsp.value).map(|stored| {
+                        if *stored == **data {
+                            Some(Written::Duplicate { ppa: rsp.value })
+                        } else {
+                            collided.push(i);
+                            None
+                        }
+                    })
+                }
+                Status::Duplicate => Ok(Some(Written::Duplicate { ppa: rsp.value })),
+                Status::ErrDeviceFull => {
+                    Err(DriverError::DeviceFull { lpa: *lpa, device: lpa % self.store.geometry.devices })
+                }
+                status => Err(DriverError::Unexpected { op: Op::Write, lpa: *lpa, status }),
+            };
+            match written {
+                Ok(w) => out.push(w),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    out.push(None);
+                }
+            }
         }
-        Ok(out)
+        for i in collided {
+            // Same SHA-1, different bytes: the LPA gets a page of its own.
+            self.stats.collisions_caught += 1;
+            let (lpa, data) = pages[i];
+            match self.store_unshared(lpa, data) {
+                Ok(ppa) => out[i] = Some(Written::Collision { ppa }),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out.into_iter().map(|w| w.expect("every page was handled")).collect()),
+        }
+    }
+
+    /// Stores a colliding page unshared (`WRITE_UNIQUE`). If that fails, the
+    /// LPA is trimmed, so that it never reads another page's bytes.
+    fn store_unshared(&mut self, lpa: u32, data: &[u8; PAGE]) -> Result<u32, DriverError> {
+        let stored = self.one(Op::WriteUnique, lpa, None).and_then(|rsp| match rsp.status {
+            Status::Unique => self.store.write(rsp.value, data).map(|_| rsp.value),
+            Status::ErrDeviceFull => Err(DriverError::DeviceFull { lpa, device: lpa % self.store.geometry.devices }),
+            status => Err(DriverError::Unexpected { op: Op::WriteUnique, lpa, status }),
+        });
+        stored.map_err(|e| {
+            let trimmed = self.trim(lpa).is_ok();
+            DriverError::CollisionNotStored { lpa, reason: e.to_string(), trimmed }
+        })
     }
 
     /// Runs commands that carry no page (`WRITE_FP`, `READ`, `TRIM`, ...) in
@@ -337,22 +401,6 @@ impl<T: Transport> Device<T> {
         Ok(out)
     }
 
-    fn written(&mut self, lpa: u32, rsp: Response, data: &[u8; PAGE]) -> Result<Written, DriverError> {
-        if rsp.status != Status::Duplicate {
-            return self.stored(Op::Write, lpa, rsp, data).map(|ppa| Written::Unique { ppa });
-        }
-        if self.verify {
-            self.stats.verified += 1;
-            if *self.store.read(rsp.value)? != *data {
-                // Same SHA-1, different bytes: the LPA is remapped to a page of its own.
-                self.stats.collisions_caught += 1;
-                let rsp = self.one(Op::WriteUnique, lpa, None)?;
-                return self.stored(Op::WriteUnique, lpa, rsp, data).map(|ppa| Written::Collision { ppa });
-            }
-        }
-        Ok(Written::Duplicate { ppa: rsp.value })
-    }
-
     /// Reads one page (zeros where nothing was written).
     pub fn read(&mut self, lpa: u32) -> Result<Box<[u8; PAGE]>, DriverError> {
         self.check_range(lpa)?;
@@ -373,10 +421,11 @@ impl<T: Transport> Device<T> {
         }
     }
 
-    /// Completes everything in flight (`SYNC`, which also drains the cleaner).
+    /// Completes everything in flight (`SYNC`, which also drains the
+    /// cleaner) and syncs the device files.
     pub fn flush(&mut self) -> Result<(), DriverError> {
         match self.one(Op::Sync, 0, None)?.status {
-            Status::Done => Ok(()),
+            Status::Done => self.store.sync(),
             status => Err(DriverError::Unexpected { op: Op::Sync, lpa: 0, status }),
         }
     }
@@ -400,21 +449,30 @@ impl<T: Transport> Device<T> {
     }
 }
 
+/// Most pages per device [`geometry_for`] supports: 8,192 blocks of 64
+/// pages (the PPA's fields), less the reserve and the spare.
+pub const MAX_PAGES_PER_DEVICE: u64 = (8_192 - 2) * 64 * 4 / 5;
+
 /// A geometry with room for `pages` pages on `devices` devices (64-page
-/// blocks, two reserve blocks per device, a quarter spare).
-pub fn geometry_for(pages: u32, devices: u32) -> Geometry {
+/// blocks, two reserve blocks per device, a quarter spare). With array-wide
+/// dedup a device may also hold copies that other devices' LPAs share, so a
+/// workload that overwrites unevenly can still fill one device first.
+pub fn geometry_for(pages: u32, devices: u32) -> Result<Geometry, DriverError> {
     let per_device = pages.div_ceil(devices).max(1);
+    if per_device as u64 > MAX_PAGES_PER_DEVICE {
+        return Err(DriverError::TooLarge { pages: pages as u64, devices, max: MAX_PAGES_PER_DEVICE });
+    }
     let blocks = ((per_device + per_device / 4).div_ceil(64) + 2).next_power_of_two().max(8);
-    Geometry { devices, blocks_per_device: blocks, pages_per_block: 64, reserve_blocks: 2 }
+    Ok(Geometry { devices, blocks_per_device: blocks, pages_per_block: 64, reserve_blocks: 2 })
 }
 
 /// The core setup for a device of `lpas` pages on `devices` devices.
-pub fn setup_for(lpas: u32, devices: u32) -> CoreSetup {
-    CoreSetup {
+pub fn setup_for(lpas: u32, devices: u32) -> Result<CoreSetup, DriverError> {
+    Ok(CoreSetup {
         lpas,
-        geometry: geometry_for(lpas, devices),
+        geometry: geometry_for(lpas, devices)?,
         array_wide: true,
         bloom: true,
         memory: MemTiming::fixed(2),
-    }
+    })
 }

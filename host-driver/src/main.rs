@@ -294,7 +294,7 @@ fn main() -> Result<()> {
             if pages.is_empty() {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            let setup = setup_for(pages.len() as u32, devices);
+            let setup = setup_for(pages.len() as u32, devices)?;
             let dir = store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-store-{}", std::process::id())));
             let store = BackingStore::create(&dir, setup.geometry)?;
             let fmax = std::fs::read_to_string(&synth_report)
@@ -373,7 +373,7 @@ fn main() -> Result<()> {
             if lpas == 0 || lpas > 1 << 22 {
                 bail!("{}: {lpas} pages addressed; between 1 and 4,194,304 are supported", trace.display());
             }
-            let setup = setup_for(lpas as u32, devices);
+            let setup = setup_for(lpas as u32, devices)?;
             let dir =
                 store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-replay-{}", std::process::id())));
             let store = BackingStore::create(&dir, setup.geometry)?;
@@ -417,7 +417,7 @@ fn main() -> Result<()> {
             if lpas == 0 || lpas > 1 << 22 {
                 bail!("--size {size}: between 1 byte and 16 GiB");
             }
-            let setup = setup_for(lpas as u32, devices);
+            let setup = setup_for(lpas as u32, devices)?;
             let dir = store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-nbd-{}", std::process::id())));
             let store = BackingStore::create(&dir, setup.geometry)?;
             let listener = std::net::TcpListener::bind(&nbd).with_context(|| format!("listening on {nbd}"))?;

@@ -226,9 +226,9 @@ fn ingest_counts_distinct_pages_exactly_on_both_backends() {
             distinct.insert(page);
         }
     }
-    let store = temp_dir("ingest-store");
     let mut reports = Vec::new();
     for backend in ["verilator", "model"] {
+        let store = temp_dir(&format!("ingest-store-{backend}"));
         let out = ditto(&[
             "ingest",
             dir.to_str().unwrap(),
@@ -250,11 +250,16 @@ fn ingest_counts_distinct_pages_exactly_on_both_backends() {
             assert!(r.get(key).is_some(), "{key} missing from {r}");
         }
         reports.push(r);
+        // The device files hold every distinct page.
+        let mut held = std::collections::HashSet::new();
+        for d in 0..2 {
+            let bytes = std::fs::read(store.join(format!("device{d}.img"))).unwrap();
+            held.extend(bytes.chunks(4096).map(|c| c.to_vec()));
+        }
+        assert!(distinct.iter().all(|p| held.contains(p)), "{backend}: a distinct page is missing from the store");
     }
     assert!(reports[0]["cycles_per_page"].as_f64().unwrap() > 0.0, "the cosimulation counts cycles");
     assert_eq!(reports[0]["unique_pages"], reports[1]["unique_pages"]);
-    // The device files hold the unique pages.
-    assert!(store.join("device0.img").exists() && store.join("device1.img").exists());
 }
 
 #[test]
@@ -309,11 +314,15 @@ fn replay_of_a_malformed_trace_names_the_line() {
     let dir = temp_dir("replay-bad");
     let path = dir.join("trace.txt");
     let good = fiu_line(1, 0, "W", &format!("{:032x}", 7));
-    std::fs::write(&path, format!("{good}{good}1 2 x 16 W 8 0 nothex\n")).unwrap();
+    std::fs::write(&path, format!("{good}{good}1 2 x 0 8 W 8 0 {}\n", "z".repeat(32))).unwrap();
     let out = ditto(&["replay", path.to_str().unwrap(), "--backend", "model"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("trace.txt:3:"), "{err}");
+    assert!(err.contains("trace.txt:3:") && err.contains("is not an MD5"), "{err}");
+    // Two MD5s for one page.
+    std::fs::write(&path, format!("{good}1 2 x 0 8 W 8 0 {0} {0}\n", "a".repeat(32))).unwrap();
+    let out = ditto(&["replay", path.to_str().unwrap(), "--backend", "model"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("trace.txt:2: 2 MD5s for 1 pages"));
 }
 
 #[test]

@@ -61,7 +61,7 @@ fn workload<T: Transport>(dev: &mut Device<T>, seed: u64) -> (Vec<String>, [u32;
 #[test]
 fn the_same_workload_through_the_cosimulated_core_and_the_model_gives_the_same_results() {
     let seed = seed("driver_transports");
-    let setup = setup_for(64, 2);
+    let setup = setup_for(64, 2).unwrap();
     let mut cosim = Device::new(CosimTransport::new(&LARGE, setup).unwrap(), store("cosim", &setup), setup.lpas, true);
     let mut model =
         Device::new(ModelTransport::new(setup.core_config(&LARGE)), store("model", &setup), setup.lpas, true);
@@ -108,7 +108,7 @@ impl Transport for WeakFingerprints {
 
 #[test]
 fn a_collision_is_caught_and_both_pages_read_back_intact() {
-    let setup = setup_for(16, 1);
+    let setup = setup_for(16, 1).unwrap();
     let mut dev = Device::new(
         WeakFingerprints(ModelTransport::new(setup.core_config(&LARGE))),
         store("collision", &setup),
@@ -137,7 +137,7 @@ fn a_collision_is_caught_and_both_pages_read_back_intact() {
 
 #[test]
 fn bad_requests_get_typed_errors_and_lose_nothing() {
-    let setup = setup_for(8, 1);
+    let setup = setup_for(8, 1).unwrap();
     let usable = setup.geometry.usable_pages_per_device();
     let lpas = usable + 4;
     let mut s = setup;

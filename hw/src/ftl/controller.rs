@@ -6,8 +6,12 @@
 //!
 //! Ports (all handshakes are `valid & ready` on a rising clock edge):
 //! - `cfg_*`: the geometry (log2 of devices, blocks per device and pages per
-//!   block), the reserve of free blocks per device, the number of LPAs and
-//!   array-wide dedup. Change them only during `reset` (or before `RESET`).
+//!   block), the reserve of free blocks per device (at least 1), the number
+//!   of LPAs (at least 1) and array-wide dedup. Change them only during
+//!   `reset` (or before `RESET`). With a valid geometry GC always finds a
+//!   victim (a write is refused first when its device holds its usable
+//!   pages); the `device full` answer after a fruitless GC scan is only for
+//!   an invalid one.
 //! - `cmd_*`: one command (op, tag, lpa, fp); `cmd_ready` is high only when
 //!   the controller is idle. `rsp_*`: its one response, held until taken.
 //! - `mv_*`: each relocation garbage collection makes (`from` -> `to`), held
@@ -535,7 +539,7 @@ impl Logic for FtlController {
                 self.mem_req_addr.next = bit_cast::<32, 32>(self.count.q.val());
                 if self.mem_req_ready.val() {
                     self.count.d.next = self.count.q.val() + 1;
-                    if self.count.q.val() + 1 == bit_cast::<32, ADDR_BITS>(self.cfg_lpas.val()) {
+                    if self.count.q.val() + 1 >= bit_cast::<32, ADDR_BITS>(self.cfg_lpas.val()) {
                         self.count.d.next = 0.into();
                         self.state.d.next = State::InitBlk;
                     }

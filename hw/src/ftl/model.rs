@@ -100,6 +100,7 @@ impl CoreModel {
             "geometry must be powers of two: {g:?}"
         );
         assert!(g.devices <= 8, "at most 8 devices (3 key bits)");
+        assert!(config.lpas >= 1 && g.reserve_blocks >= 1, "at least one LPA and one reserve block: {config:?}");
         let index = IndexModel::new(config.index_bucket_bits, config.bloom);
         let entries = index.capacity();
         CoreModel {
