@@ -18,17 +18,72 @@ pub enum IngestError {
     Driver(#[from] DriverError),
 }
 
-/// The pages of `path`: a file, or every regular file under a directory in
-/// name order.
-pub fn pages_of(path: &Path) -> Result<Vec<Box<[u8; PAGE]>>, IngestError> {
-    let mut files = Vec::new();
-    collect(path, &mut files)?;
-    let mut pages = Vec::new();
-    for file in files {
-        let bytes = std::fs::read(&file).map_err(|source| IngestError::Read { path: file.clone(), source })?;
-        pages.extend(split(&bytes));
+/// What to ingest: files, read a batch of pages at a time (so a disk image
+/// need not fit in memory), or bytes already in memory.
+pub enum Input {
+    Files(Vec<(PathBuf, u64)>),
+    Bytes(Vec<u8>),
+}
+
+impl Input {
+    /// A file, or every regular file under a directory in name order.
+    pub fn open(path: &Path) -> Result<Self, IngestError> {
+        let mut files = Vec::new();
+        collect(path, &mut files)?;
+        let mut sized = Vec::with_capacity(files.len());
+        for f in files {
+            let len = std::fs::metadata(&f).map_err(|source| IngestError::Read { path: f.clone(), source })?.len();
+            sized.push((f, len));
+        }
+        Ok(Input::Files(sized))
     }
-    Ok(pages)
+
+    /// Pages in all (each file's last page zero-filled).
+    pub fn pages(&self) -> u64 {
+        match self {
+            Input::Files(files) => files.iter().map(|(_, len)| len.div_ceil(PAGE as u64)).sum(),
+            Input::Bytes(b) => (b.len() as u64).div_ceil(PAGE as u64),
+        }
+    }
+
+    /// Calls `f` with each batch of up to `n` pages, in order.
+    pub fn for_each_batch(
+        &self,
+        n: usize,
+        mut f: impl FnMut(&[Box<[u8; PAGE]>]) -> Result<(), IngestError>,
+    ) -> Result<(), IngestError> {
+        let mut batch = Vec::with_capacity(n);
+        match self {
+            Input::Bytes(bytes) => {
+                for chunk in split(bytes).chunks(n) {
+                    f(chunk)?;
+                }
+                return Ok(());
+            }
+            Input::Files(files) => {
+                for (path, len) in files {
+                    let err = |source| IngestError::Read { path: path.clone(), source };
+                    let mut file = std::fs::File::open(path).map_err(err)?;
+                    let mut left = *len;
+                    while left > 0 {
+                        let mut page = Box::new([0u8; PAGE]);
+                        let want = left.min(PAGE as u64) as usize;
+                        std::io::Read::read_exact(&mut file, &mut page[..want]).map_err(err)?;
+                        left -= want as u64;
+                        batch.push(page);
+                        if batch.len() == n {
+                            f(&batch)?;
+                            batch.clear();
+                        }
+                    }
+                }
+            }
+        }
+        if !batch.is_empty() {
+            f(&batch)?;
+        }
+        Ok(())
+    }
 }
 
 /// `bytes` in pages, the last one zero-filled.
@@ -93,38 +148,42 @@ pub struct IngestReport {
     pub throughput_mib_per_s: Option<f64>,
 }
 
-/// Writes `pages` to LPAs 0, 1, 2, ... and reports.
+/// Writes the pages of `input` to LPAs 0, 1, 2, ... and reports.
 pub fn ingest<T: Transport>(
     device: &mut Device<T>,
-    pages: &[Box<[u8; PAGE]>],
+    input: &Input,
     devices: u32,
     fmax_mhz: Option<f64>,
     progress: bool,
 ) -> Result<IngestReport, IngestError> {
-    let bar = if progress { ProgressBar::new(pages.len() as u64) } else { ProgressBar::hidden() };
+    let total = input.pages();
+    let bar = if progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} pages, {per_sec}, eta {eta}").expect("a valid template"),
     );
     let start_cycles = device.transport().cycles();
     let (mut unique, mut duplicate) = (0u64, 0u64);
-    for (chunk_no, chunk) in pages.chunks(BATCH).enumerate() {
+    let mut next_lpa = 0u32;
+    input.for_each_batch(BATCH, |chunk| {
         let batch: Vec<(u32, &[u8; PAGE])> =
-            chunk.iter().enumerate().map(|(i, p)| ((chunk_no * BATCH + i) as u32, &**p)).collect();
+            chunk.iter().enumerate().map(|(i, p)| (next_lpa + i as u32, &**p)).collect();
         for w in device.write_batch(&batch)? {
             match w {
                 Written::Unique { .. } | Written::Collision { .. } => unique += 1,
                 Written::Duplicate { .. } => duplicate += 1,
             }
         }
+        next_lpa += chunk.len() as u32;
         bar.inc(chunk.len() as u64);
-    }
+        Ok(())
+    })?;
     device.flush()?;
     bar.finish_and_clear();
     let counters = device.stats()?;
     let index = device.transport().index_stats();
     let cycles = device.transport().cycles() - start_cycles;
     let d = device.driver_stats();
-    let n = pages.len() as u64;
+    let n = next_lpa as u64;
     let flash_writes = counters[Stat::UniqueWrites as usize] as u64 + counters[Stat::Relocations as usize] as u64;
     let cycles_per_page = (cycles > 0 && n > 0).then(|| cycles as f64 / n as f64);
     Ok(IngestReport {

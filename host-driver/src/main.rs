@@ -287,14 +287,18 @@ fn main() -> Result<()> {
                 bail!("--devices must be 1, 2, 4 or 8, got {devices}");
             }
             let cfg = ditto_hw::by_name(&config)?;
-            let pages = match &path {
-                Some(p) => ditto_host::ingest::pages_of(p)?,
-                None => ditto_host::ingest::split(&sample::sample_bytes()),
+            let input = match &path {
+                Some(p) => ditto_host::ingest::Input::open(p)?,
+                None => ditto_host::ingest::Input::Bytes(sample::sample_bytes()),
             };
-            if pages.is_empty() {
+            let pages = input.pages();
+            if pages == 0 {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            let setup = setup_for(pages.len() as u32, devices)?;
+            if pages > 1 << 22 {
+                bail!("{pages} pages: at most 4,194,304 (16 GiB) are supported");
+            }
+            let setup = setup_for(pages as u32, devices)?;
             let dir = store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-store-{}", std::process::id())));
             let store = BackingStore::create(&dir, setup.geometry)?;
             let fmax = std::fs::read_to_string(&synth_report)
@@ -306,11 +310,11 @@ fn main() -> Result<()> {
             let report = match backend.as_str() {
                 "verilator" => {
                     let mut dev = Device::new(CosimTransport::new(&cfg, setup)?, store, setup.lpas, !no_verify);
-                    ditto_host::ingest::ingest(&mut dev, &pages, devices, fmax, progress)?
+                    ditto_host::ingest::ingest(&mut dev, &input, devices, fmax, progress)?
                 }
                 "model" => {
                     let mut dev = Device::new(ModelTransport::new(core_config), store, setup.lpas, !no_verify);
-                    ditto_host::ingest::ingest(&mut dev, &pages, devices, fmax, progress)?
+                    ditto_host::ingest::ingest(&mut dev, &input, devices, fmax, progress)?
                 }
                 other if other.starts_with("serial:") => {
                     bail!("--backend {other}: the board transport is not built yet (the Cu's board top does not hold the whole core)")
