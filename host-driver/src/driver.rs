@@ -22,7 +22,7 @@
 //! persistent disk, and each run starts empty.
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
-use ditto_hw::ftl::{Op, Stat, Status, STATS};
+use ditto_hw::ftl::{Op, Status, STATS};
 use ditto_hw::index::model::IndexStats;
 use ditto_hw::Config;
 use ditto_sim::ditto_core::{CoreSetup, CoreSim, HostTraffic, Job};
@@ -47,6 +47,8 @@ pub enum DriverError {
     CollisionNotStored { lpa: u32, reason: String, trimmed: bool },
     #[error("{pages} pages on {devices} device(s): at most {max} pages per device fit the PPA's fields")]
     TooLarge { pages: u64, devices: u32, max: u64 },
+    #[error("{0}")]
+    Backend(String),
     #[error("the core failed: {0}")]
     Core(String),
     #[error("backing store {path}: {source}")]
@@ -68,6 +70,34 @@ pub trait Transport {
     fn cycles(&self) -> u64;
     /// The transport's name, as `--backend` spells it.
     fn name(&self) -> String;
+}
+
+impl<T: Transport + ?Sized> Transport for Box<T> {
+    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
+        (**self).execute(jobs)
+    }
+    fn index_stats(&mut self) -> IndexStats {
+        (**self).index_stats()
+    }
+    fn cycles(&self) -> u64 {
+        (**self).cycles()
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+}
+
+/// The transport `--backend` names: `verilator` (the whole core of `config`
+/// cosimulated) or `model`.
+pub fn transport(backend: &str, config: &Config, setup: CoreSetup) -> Result<Box<dyn Transport>, DriverError> {
+    match backend {
+        "verilator" => Ok(Box::new(CosimTransport::new(config, setup)?)),
+        "model" => Ok(Box::new(ModelTransport::new(setup.core_config(config)))),
+        other if other.starts_with("serial:") => Err(DriverError::Backend(format!(
+            "--backend {other}: the board transport is not built yet (the Cu's board top does not hold the whole core)"
+        ))),
+        other => Err(DriverError::Backend(format!("unknown backend `{other}`; known: verilator, model"))),
+    }
 }
 
 /// The golden model alone.
@@ -261,17 +291,31 @@ impl<T: Transport> Device<T> {
         self.lpas
     }
 
-    fn one(&mut self, op: Op, lpa: u32, page: Option<&[u8; PAGE]>) -> Result<Response, DriverError> {
-        let tag = self.next_tag;
-        self.next_tag = self.next_tag.wrapping_add(1);
-        let job = Job { cmd: Command::new(op, tag, lpa, [0; 20]), page: page.map(|p| Box::new(*p)) };
-        let (rsp, moves) = self.transport.execute(std::slice::from_ref(&job))?.pop().expect("one completion");
-        self.store.relocate(&moves)?;
-        self.stats.relocations += moves.len() as u64;
-        if rsp.tag != tag {
-            return Err(DriverError::Core(format!("response tag {} for command tag {tag}", rsp.tag)));
+    /// Tags `jobs` (their tags count on from the last batch), runs them, and
+    /// checks that every response carries its command's tag.
+    fn submit(&mut self, mut jobs: Vec<Job>) -> Result<Vec<Completion>, DriverError> {
+        for job in &mut jobs {
+            job.cmd.tag = self.next_tag;
+            self.next_tag = self.next_tag.wrapping_add(1);
         }
-        Ok(rsp)
+        let completions = self.transport.execute(&jobs)?;
+        for (job, (rsp, _)) in jobs.iter().zip(&completions) {
+            if rsp.tag != job.cmd.tag {
+                return Err(DriverError::Core(format!("response tag {} for command tag {}", rsp.tag, job.cmd.tag)));
+            }
+        }
+        Ok(completions)
+    }
+
+    /// Moves data for one completion's relocations.
+    fn relocate(&mut self, moves: &[Relocation]) -> Result<(), DriverError> {
+        self.stats.relocations += moves.len() as u64;
+        self.store.relocate(moves)
+    }
+
+    /// One command that carries no page.
+    fn one(&mut self, op: Op, lpa: u32) -> Result<Response, DriverError> {
+        Ok(self.batch(&[(op, lpa, [0; 20])])?.remove(0))
     }
 
     fn check_range(&self, lpa: u32) -> Result<(), DriverError> {
@@ -296,25 +340,18 @@ impl<T: Transport> Device<T> {
         for (lpa, _) in pages {
             self.check_range(*lpa)?;
         }
-        let first = self.next_tag;
-        let jobs: Vec<Job> = pages
+        let jobs = pages
             .iter()
-            .enumerate()
-            .map(|(i, (lpa, data))| Job {
-                cmd: Command::new(Op::Write, first.wrapping_add(i as u8), *lpa, [0; 20]),
-                page: Some(Box::new(**data)),
-            })
+            .map(|(lpa, data)| Job { cmd: Command::new(Op::Write, 0, *lpa, [0; 20]), page: Some(Box::new(**data)) })
             .collect();
-        self.next_tag = first.wrapping_add(pages.len() as u8);
-        let completions = self.transport.execute(&jobs)?;
+        let completions = self.submit(jobs)?;
         let mut out: Vec<Option<Written>> = Vec::with_capacity(pages.len());
         let mut first_error: Option<DriverError> = None;
         let mut collided = Vec::new();
         for (i, ((lpa, data), (rsp, moves))) in pages.iter().zip(completions).enumerate() {
-            if let Err(e) = self.store.relocate(&moves) {
+            if let Err(e) = self.relocate(&moves) {
                 first_error.get_or_insert(e);
             }
-            self.stats.relocations += moves.len() as u64;
             let written = match rsp.status {
                 Status::Unique => self.store.write(rsp.value, data).map(|_| Some(Written::Unique { ppa: rsp.value })),
                 Status::Duplicate if self.verify => {
@@ -362,7 +399,7 @@ impl<T: Transport> Device<T> {
     /// Stores a colliding page unshared (`WRITE_UNIQUE`). If that fails, the
     /// LPA is trimmed, so that it never reads another page's bytes.
     fn store_unshared(&mut self, lpa: u32, data: &[u8; PAGE]) -> Result<u32, DriverError> {
-        let stored = self.one(Op::WriteUnique, lpa, None).and_then(|rsp| match rsp.status {
+        let stored = self.one(Op::WriteUnique, lpa).and_then(|rsp| match rsp.status {
             Status::Unique => self.store.write(rsp.value, data).map(|_| rsp.value),
             Status::ErrDeviceFull => Err(DriverError::DeviceFull { lpa, device: lpa % self.store.geometry.devices }),
             status => Err(DriverError::Unexpected { op: Op::WriteUnique, lpa, status }),
@@ -382,20 +419,10 @@ impl<T: Transport> Device<T> {
                 self.check_range(*lpa)?;
             }
         }
-        let first = self.next_tag;
-        let jobs: Vec<Job> = ops
-            .iter()
-            .enumerate()
-            .map(|(i, (op, lpa, fp))| Job {
-                cmd: Command::new(*op, first.wrapping_add(i as u8), *lpa, *fp),
-                page: None,
-            })
-            .collect();
-        self.next_tag = first.wrapping_add(ops.len() as u8);
+        let jobs = ops.iter().map(|(op, lpa, fp)| Job { cmd: Command::new(*op, 0, *lpa, *fp), page: None }).collect();
         let mut out = Vec::with_capacity(ops.len());
-        for (rsp, moves) in self.transport.execute(&jobs)? {
-            self.store.relocate(&moves)?;
-            self.stats.relocations += moves.len() as u64;
+        for (rsp, moves) in self.submit(jobs)? {
+            self.relocate(&moves)?;
             out.push(rsp);
         }
         Ok(out)
@@ -403,19 +430,26 @@ impl<T: Transport> Device<T> {
 
     /// Reads one page (zeros where nothing was written).
     pub fn read(&mut self, lpa: u32) -> Result<Box<[u8; PAGE]>, DriverError> {
-        self.check_range(lpa)?;
-        let rsp = self.one(Op::Read, lpa, None)?;
-        match rsp.status {
-            Status::Mapped => self.store.read(rsp.value),
-            Status::Unmapped => Ok(Box::new([0; PAGE])),
-            status => Err(DriverError::Unexpected { op: Op::Read, lpa, status }),
-        }
+        Ok(self.read_batch(&[lpa])?.remove(0))
+    }
+
+    /// Reads pages in one batch.
+    pub fn read_batch(&mut self, lpas: &[u32]) -> Result<Vec<Box<[u8; PAGE]>>, DriverError> {
+        let ops: Vec<_> = lpas.iter().map(|&lpa| (Op::Read, lpa, [0; 20])).collect();
+        let responses = self.batch(&ops)?;
+        lpas.iter()
+            .zip(responses)
+            .map(|(&lpa, rsp)| match rsp.status {
+                Status::Mapped => self.store.read(rsp.value),
+                Status::Unmapped => Ok(Box::new([0; PAGE])),
+                status => Err(DriverError::Unexpected { op: Op::Read, lpa, status }),
+            })
+            .collect()
     }
 
     /// Unmaps one page.
     pub fn trim(&mut self, lpa: u32) -> Result<(), DriverError> {
-        self.check_range(lpa)?;
-        match self.one(Op::Trim, lpa, None)?.status {
+        match self.one(Op::Trim, lpa)?.status {
             Status::Trimmed | Status::Unmapped => Ok(()),
             status => Err(DriverError::Unexpected { op: Op::Trim, lpa, status }),
         }
@@ -424,28 +458,23 @@ impl<T: Transport> Device<T> {
     /// Completes everything in flight (`SYNC`, which also drains the
     /// cleaner) and syncs the device files.
     pub fn flush(&mut self) -> Result<(), DriverError> {
-        match self.one(Op::Sync, 0, None)?.status {
+        match self.one(Op::Sync, 0)?.status {
             Status::Done => self.store.sync(),
             status => Err(DriverError::Unexpected { op: Op::Sync, lpa: 0, status }),
         }
     }
 
-    /// The core's counters (by [`Stat`] number).
+    /// The core's counters (by [`Stat`](ditto_hw::ftl::Stat) number), in one batch.
     pub fn stats(&mut self) -> Result<[u32; STATS], DriverError> {
+        let ops: Vec<_> = (0..STATS as u32).map(|i| (Op::Stats, i, [0; 20])).collect();
         let mut out = [0; STATS];
-        for (i, v) in out.iter_mut().enumerate() {
-            let rsp = self.one(Op::Stats, i as u32, None)?;
+        for (i, rsp) in self.batch(&ops)?.into_iter().enumerate() {
             if rsp.status != Status::Done {
                 return Err(DriverError::Unexpected { op: Op::Stats, lpa: i as u32, status: rsp.status });
             }
-            *v = rsp.value;
+            out[i] = rsp.value;
         }
         Ok(out)
-    }
-
-    /// One counter.
-    pub fn stat(&mut self, stat: Stat) -> Result<u32, DriverError> {
-        Ok(self.stats()?[stat as usize])
     }
 }
 

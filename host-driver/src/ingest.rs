@@ -121,11 +121,11 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), IngestError> {
 /// Pages sent to the core per batch.
 const BATCH: usize = 64;
 
-/// What an ingest did.
+/// What dedup did over a run of writes (shared by `ingest` and `replay`).
 #[derive(Clone, Debug, Serialize)]
-pub struct IngestReport {
+pub struct DedupSummary {
     pub backend: String,
-    pub devices: u32,
+    /// Pages written.
     pub pages: u64,
     pub unique_pages: u64,
     pub duplicate_pages: u64,
@@ -135,19 +135,79 @@ pub struct IngestReport {
     pub flash_writes_saved: u64,
     /// Flash page writes (stored pages and GC relocations) over pages written.
     pub write_amplification: f64,
-    pub collisions_caught: u64,
-    pub verified_duplicates: u64,
     pub bloom_negatives: u32,
     pub bloom_false_positives: u32,
     pub bloom_rebuilds: u32,
     /// Core clock cycles (cosimulation only).
     pub cycles: Option<u64>,
     pub cycles_per_page: Option<f64>,
-    /// What those cycles mean at the Fmax of the last `ditto synth` report.
+}
+
+impl DedupSummary {
+    /// Flushes `device` and sums up a run that wrote `unique` + `duplicate`
+    /// pages since the transport's cycle count was `start_cycles`.
+    pub fn of<T: Transport>(
+        device: &mut Device<T>,
+        unique: u64,
+        duplicate: u64,
+        start_cycles: u64,
+    ) -> Result<Self, DriverError> {
+        device.flush()?;
+        let c = device.stats()?;
+        let index = device.transport().index_stats();
+        let cycles = device.transport().cycles() - start_cycles;
+        let pages = unique + duplicate;
+        let flash_writes = c[Stat::UniqueWrites as usize] as u64 + c[Stat::Relocations as usize] as u64;
+        Ok(DedupSummary {
+            backend: device.transport().name(),
+            pages,
+            unique_pages: unique,
+            duplicate_pages: duplicate,
+            dedup_ratio: duplicate as f64 / pages.max(1) as f64,
+            flash_writes_saved: duplicate,
+            write_amplification: flash_writes as f64 / pages.max(1) as f64,
+            bloom_negatives: index.bloom_negatives,
+            bloom_false_positives: index.false_positives,
+            bloom_rebuilds: index.rebuilds,
+            cycles: (cycles > 0).then_some(cycles),
+            cycles_per_page: (cycles > 0 && pages > 0).then(|| cycles as f64 / pages as f64),
+        })
+    }
+
+    /// The summary as text, a line each.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![
+            format!("backend            {}", self.backend),
+            format!("pages              {}", self.pages),
+            format!("unique pages       {}", self.unique_pages),
+            format!("duplicate pages    {}", self.duplicate_pages),
+            format!("dedup ratio        {:.1}%", 100.0 * self.dedup_ratio),
+            format!("flash writes saved {}", self.flash_writes_saved),
+            format!("write amplification {:.3}", self.write_amplification),
+            format!(
+                "bloom              {} negatives, {} false positives, {} rebuilds",
+                self.bloom_negatives, self.bloom_false_positives, self.bloom_rebuilds
+            ),
+        ];
+        if let Some(c) = self.cycles_per_page {
+            out.push(format!("cycles per page    {c:.1}"));
+        }
+        out
+    }
+}
+
+/// What an ingest did.
+#[derive(Clone, Debug, Serialize)]
+pub struct IngestReport {
+    #[serde(flatten)]
+    pub dedup: DedupSummary,
+    pub devices: u32,
+    pub collisions_caught: u64,
+    pub verified_duplicates: u64,
+    /// What the cycles mean at the Fmax of the last `ditto synth` report.
     pub fmax_mhz: Option<f64>,
     pub throughput_mib_per_s: Option<f64>,
 }
-
 /// Writes the pages of `input` to LPAs 0, 1, 2, ... and reports.
 pub fn ingest<T: Transport>(
     device: &mut Device<T>,
@@ -177,32 +237,17 @@ pub fn ingest<T: Transport>(
         bar.inc(chunk.len() as u64);
         Ok(())
     })?;
-    device.flush()?;
     bar.finish_and_clear();
-    let counters = device.stats()?;
-    let index = device.transport().index_stats();
-    let cycles = device.transport().cycles() - start_cycles;
+    let dedup = DedupSummary::of(device, unique, duplicate, start_cycles)?;
     let d = device.driver_stats();
-    let n = next_lpa as u64;
-    let flash_writes = counters[Stat::UniqueWrites as usize] as u64 + counters[Stat::Relocations as usize] as u64;
-    let cycles_per_page = (cycles > 0 && n > 0).then(|| cycles as f64 / n as f64);
+    let throughput_mib_per_s =
+        dedup.cycles_per_page.zip(fmax_mhz).map(|(c, f)| f * 1e6 / c * PAGE as f64 / (1024.0 * 1024.0));
     Ok(IngestReport {
-        backend: device.transport().name(),
+        dedup,
         devices,
-        pages: n,
-        unique_pages: unique,
-        duplicate_pages: duplicate,
-        dedup_ratio: duplicate as f64 / n.max(1) as f64,
-        flash_writes_saved: duplicate,
-        write_amplification: flash_writes as f64 / n.max(1) as f64,
         collisions_caught: d.collisions_caught,
         verified_duplicates: d.verified,
-        bloom_negatives: index.bloom_negatives,
-        bloom_false_positives: index.false_positives,
-        bloom_rebuilds: index.rebuilds,
-        cycles: (cycles > 0).then_some(cycles),
-        cycles_per_page,
         fmax_mhz,
-        throughput_mib_per_s: cycles_per_page.zip(fmax_mhz).map(|(c, f)| f * 1e6 / c * PAGE as f64 / (1024.0 * 1024.0)),
+        throughput_mib_per_s,
     })
 }

@@ -41,18 +41,8 @@ enum Command {
     /// device files, and report. Without PATH, a built-in sample is used.
     Ingest {
         path: Option<PathBuf>,
-        /// `verilator` (the emitted Verilog of the whole core, cosimulated and
-        /// checked against the golden model) or `model` (the golden model).
-        #[arg(long, default_value = "verilator")]
-        backend: String,
-        #[arg(long, default_value = "large")]
-        config: String,
-        /// SSDs in the array (1, 2, 4 or 8).
-        #[arg(long, default_value_t = 1)]
-        devices: u32,
-        /// Where the device files go (default: a fresh temporary directory).
-        #[arg(long)]
-        store: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
         /// Share duplicates without comparing their bytes (trusted data).
         #[arg(long)]
         no_verify: bool,
@@ -74,14 +64,8 @@ enum Command {
     /// major minor md5...), writes through WRITE_FP with the trace's hashes.
     Replay {
         trace: PathBuf,
-        #[arg(long, default_value = "verilator")]
-        backend: String,
-        #[arg(long, default_value = "large")]
-        config: String,
-        #[arg(long, default_value_t = 1)]
-        devices: u32,
-        #[arg(long)]
-        store: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
         #[arg(long)]
         json: bool,
     },
@@ -94,14 +78,9 @@ enum Command {
         /// Device size in bytes (suffixes K, M, G: powers of 1024).
         #[arg(long, default_value = "16M")]
         size: String,
-        #[arg(long, default_value = "verilator")]
-        backend: String,
-        #[arg(long, default_value = "large")]
-        config: String,
-        #[arg(long, default_value_t = 1)]
-        devices: u32,
-        #[arg(long)]
-        store: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Share duplicates without comparing their bytes (trusted data).
         #[arg(long)]
         no_verify: bool,
         /// After each client, write the dedup statistics here (JSON).
@@ -149,6 +128,23 @@ enum Command {
     },
     /// List the configurations.
     Configs,
+}
+
+/// How a command reaches a Ditto device (`ingest`, `serve`, `replay`).
+#[derive(clap::Args)]
+struct DeviceArgs {
+    /// `verilator` (the emitted Verilog of the whole core, cosimulated and
+    /// checked against the golden model) or `model` (the golden model).
+    #[arg(long, default_value = "verilator")]
+    backend: String,
+    #[arg(long, default_value = "large")]
+    config: String,
+    /// SSDs in the array (1, 2, 4 or 8).
+    #[arg(long, default_value_t = 1)]
+    devices: u32,
+    /// Where the device files go (default: a fresh temporary directory).
+    #[arg(long)]
+    store: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -221,6 +217,27 @@ enum BenchCommand {
     },
 }
 
+/// A device of `pages` pages as `args` say, its files in `--store` (default:
+/// a fresh temporary directory `<name>-<pid>`).
+fn open_device(
+    args: &DeviceArgs,
+    pages: u64,
+    verify: bool,
+    name: &str,
+) -> Result<(ditto_host::driver::Device<Box<dyn ditto_host::driver::Transport>>, PathBuf)> {
+    use ditto_host::driver::{setup_for, transport, BackingStore, Device};
+    let devices = args.devices;
+    if ![1, 2, 4, 8].contains(&devices) {
+        bail!("--devices must be 1, 2, 4 or 8, got {devices}");
+    }
+    let cfg = ditto_hw::by_name(&args.config)?;
+    let lpas = u32::try_from(pages).with_context(|| format!("{pages} pages are more than a device can address"))?;
+    let setup = setup_for(lpas, devices)?;
+    let dir = args.store.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("{name}-{}", std::process::id())));
+    let store = BackingStore::create(&dir, setup.geometry)?;
+    Ok((Device::new(transport(&args.backend, &cfg, setup)?, store, lpas, verify), dir))
+}
+
 /// `16M`, `4096`, `1G`: bytes, with power-of-1024 suffixes.
 fn parse_size(text: &str) -> Result<u64> {
     let t = text.trim();
@@ -281,67 +298,30 @@ fn main() -> Result<()> {
                 println!("{}", path.display());
             }
         }
-        Command::Ingest { path, backend, config, devices, store, no_verify, synth_report, json } => {
-            use ditto_host::driver::{setup_for, BackingStore, CosimTransport, Device, ModelTransport};
-            if ![1, 2, 4, 8].contains(&devices) {
-                bail!("--devices must be 1, 2, 4 or 8, got {devices}");
-            }
-            let cfg = ditto_hw::by_name(&config)?;
+        Command::Ingest { path, device, no_verify, synth_report, json } => {
             let input = match &path {
                 Some(p) => ditto_host::ingest::Input::open(p)?,
                 None => ditto_host::ingest::Input::Bytes(sample::sample_bytes()),
             };
-            let pages = input.pages();
-            if pages == 0 {
+            if input.pages() == 0 {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            if pages > 1 << 22 {
-                bail!("{pages} pages: at most 4,194,304 (16 GiB) are supported");
-            }
-            let setup = setup_for(pages as u32, devices)?;
-            let dir = store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-store-{}", std::process::id())));
-            let store = BackingStore::create(&dir, setup.geometry)?;
+            let (mut dev, dir) = open_device(&device, input.pages(), !no_verify, "ditto-store")?;
             let fmax = std::fs::read_to_string(&synth_report)
                 .ok()
                 .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
                 .and_then(|v| v["fmax_mhz"].as_f64());
-            let core_config = setup.core_config(&cfg);
-            let progress = !json;
-            let report = match backend.as_str() {
-                "verilator" => {
-                    let mut dev = Device::new(CosimTransport::new(&cfg, setup)?, store, setup.lpas, !no_verify);
-                    ditto_host::ingest::ingest(&mut dev, &input, devices, fmax, progress)?
-                }
-                "model" => {
-                    let mut dev = Device::new(ModelTransport::new(core_config), store, setup.lpas, !no_verify);
-                    ditto_host::ingest::ingest(&mut dev, &input, devices, fmax, progress)?
-                }
-                other if other.starts_with("serial:") => {
-                    bail!("--backend {other}: the board transport is not built yet (the Cu's board top does not hold the whole core)")
-                }
-                other => bail!("unknown backend `{other}`; known: verilator, model"),
-            };
+            let report = ditto_host::ingest::ingest(&mut dev, &input, device.devices, fmax, !json)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                println!("backend            {}", report.backend);
-                println!("pages              {}", report.pages);
-                println!("unique pages       {}", report.unique_pages);
-                println!("duplicate pages    {}", report.duplicate_pages);
-                println!("dedup ratio        {:.1}%", 100.0 * report.dedup_ratio);
-                println!("flash writes saved {}", report.flash_writes_saved);
-                println!("write amplification {:.3}", report.write_amplification);
+                for line in report.dedup.lines() {
+                    println!("{line}");
+                }
                 println!(
                     "collisions caught  {} (of {} duplicates compared)",
                     report.collisions_caught, report.verified_duplicates
                 );
-                println!(
-                    "bloom              {} negatives, {} false positives, {} rebuilds",
-                    report.bloom_negatives, report.bloom_false_positives, report.bloom_rebuilds
-                );
-                if let Some(c) = report.cycles_per_page {
-                    println!("cycles per page    {c:.1}");
-                }
                 if let (Some(f), Some(t)) = (report.fmax_mhz, report.throughput_mib_per_s) {
                     println!("throughput         {t:.1} MiB/s at {f:.2} MHz ({})", synth_report.display());
                 }
@@ -366,96 +346,51 @@ fn main() -> Result<()> {
             }
             println!("programmed the {board} with {}", bitstream.display());
         }
-        Command::Replay { trace, backend, config, devices, store, json } => {
-            use ditto_host::driver::{setup_for, BackingStore, CosimTransport, Device, ModelTransport};
-            if ![1, 2, 4, 8].contains(&devices) {
-                bail!("--devices must be 1, 2, 4 or 8, got {devices}");
-            }
-            let cfg = ditto_hw::by_name(&config)?;
+        Command::Replay { trace, device, json } => {
             let accesses = ditto_host::replay::read(&trace)?;
-            let lpas = accesses.iter().map(|a| a.lpa + 1).max().unwrap_or(0);
-            if lpas == 0 || lpas > 1 << 22 {
-                bail!("{}: {lpas} pages addressed; between 1 and 4,194,304 are supported", trace.display());
+            let pages = accesses.iter().map(|a| a.lpa + 1).max().unwrap_or(0);
+            if pages == 0 {
+                bail!("{}: the trace addresses no page", trace.display());
             }
-            let setup = setup_for(lpas as u32, devices)?;
-            let dir =
-                store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-replay-{}", std::process::id())));
-            let store = BackingStore::create(&dir, setup.geometry)?;
-            let report = match backend.as_str() {
-                "verilator" => ditto_host::replay::replay(
-                    &mut Device::new(CosimTransport::new(&cfg, setup)?, store, setup.lpas, false),
-                    &accesses,
-                )?,
-                "model" => ditto_host::replay::replay(
-                    &mut Device::new(ModelTransport::new(setup.core_config(&cfg)), store, setup.lpas, false),
-                    &accesses,
-                )?,
-                other => bail!("unknown backend `{other}`; known: verilator, model"),
-            };
+            let (mut dev, _) = open_device(&device, pages, false, "ditto-replay")?;
+            let report = ditto_host::replay::replay(&mut dev, &accesses)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                println!("backend            {}", report.backend);
                 println!(
                     "accesses           {} ({} reads, {} of them mapped)",
                     report.accesses, report.reads, report.reads_mapped
                 );
-                println!("pages written      {}", report.pages);
-                println!("unique pages       {}", report.unique_pages);
-                println!("duplicate pages    {}", report.duplicate_pages);
-                println!("dedup ratio        {:.1}%", 100.0 * report.dedup_ratio);
-                println!("write amplification {:.3}", report.write_amplification);
-                if let Some(c) = report.cycles_per_page {
-                    println!("cycles per page    {c:.1}");
+                for line in report.dedup.lines() {
+                    println!("{line}");
                 }
             }
         }
-        Command::Serve { nbd, size, backend, config, devices, store, no_verify, stats_json, clients } => {
-            use ditto_host::driver::{setup_for, BackingStore, CosimTransport, Device, ModelTransport, PAGE};
+        Command::Serve { nbd, size, device, no_verify, stats_json, clients } => {
             let bytes = parse_size(&size)?;
-            if ![1, 2, 4, 8].contains(&devices) {
-                bail!("--devices must be 1, 2, 4 or 8, got {devices}");
+            if bytes == 0 {
+                bail!("--size {size}: at least one byte");
             }
-            let cfg = ditto_hw::by_name(&config)?;
-            let lpas = bytes.div_ceil(PAGE as u64);
-            if lpas == 0 || lpas > 1 << 22 {
-                bail!("--size {size}: between 1 byte and 16 GiB");
-            }
-            let setup = setup_for(lpas as u32, devices)?;
-            let dir = store.unwrap_or_else(|| std::env::temp_dir().join(format!("ditto-nbd-{}", std::process::id())));
-            let store = BackingStore::create(&dir, setup.geometry)?;
+            let pages = bytes.div_ceil(ditto_host::driver::PAGE as u64);
+            let (mut dev, dir) = open_device(&device, pages, !no_verify, "ditto-nbd")?;
             let listener = std::net::TcpListener::bind(&nbd).with_context(|| format!("listening on {nbd}"))?;
             eprintln!(
-                "ditto serve: {bytes} bytes on nbd://{nbd} ({backend}, {devices} device(s), files in {})",
+                "ditto serve: {bytes} bytes on nbd://{nbd} ({}, {} device(s), files in {})",
+                device.backend,
+                device.devices,
                 dir.display()
             );
             let mut served = 0u32;
-            let report = |dev: &mut dyn FnMut() -> Result<serde_json::Value, ditto_host::driver::DriverError>| -> Result<(), ditto_host::driver::DriverError> {
-                let v = dev()?;
+            ditto_host::nbd::serve(listener, &mut dev, bytes, |d| {
+                let v = stats_value(d)?;
                 eprintln!("ditto serve: client done: {v}");
                 if let Some(path) = &stats_json {
-                    std::fs::write(path, serde_json::to_string_pretty(&v).unwrap())
+                    std::fs::write(path, serde_json::to_string_pretty(&v).expect("JSON of counters"))
                         .map_err(|source| ditto_host::driver::DriverError::Store { path: path.clone(), source })?;
                 }
-                Ok(())
-            };
-            macro_rules! run {
-                ($dev:expr) => {{
-                    let mut dev = $dev;
-                    ditto_host::nbd::serve(listener, &mut dev, bytes, |d| {
-                        report(&mut || stats_value(d))?;
-                        served += 1;
-                        Ok(clients.map_or(true, |n| served < n))
-                    })?;
-                }};
-            }
-            match backend.as_str() {
-                "verilator" => run!(Device::new(CosimTransport::new(&cfg, setup)?, store, setup.lpas, !no_verify)),
-                "model" => {
-                    run!(Device::new(ModelTransport::new(setup.core_config(&cfg)), store, setup.lpas, !no_verify))
-                }
-                other => bail!("unknown backend `{other}`; known: verilator, model"),
-            }
+                served += 1;
+                Ok(clients.is_none_or(|n| served < n))
+            })?;
         }
         Command::Hash { file, config, json, waveform } => {
             let cfg = ditto_hw::by_name(&config)?;

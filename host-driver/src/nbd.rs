@@ -215,10 +215,11 @@ fn read_bytes<T: Transport>(device: &mut Device<T>, offset: u64, length: u32) ->
     if length == 0 {
         return Ok(out);
     }
-    for p in pages(offset, length) {
-        let page = device.read(p as u32)?;
-        let start = (offset.max(p * PAGE as u64) - p * PAGE as u64) as usize;
-        let end = ((offset + length as u64).min((p + 1) * PAGE as u64) - p * PAGE as u64) as usize;
+    let lpas: Vec<u32> = pages(offset, length).map(|p| p as u32).collect();
+    for (lpa, page) in lpas.iter().zip(device.read_batch(&lpas)?) {
+        let base = *lpa as u64 * PAGE as u64;
+        let start = (offset.max(base) - base) as usize;
+        let end = ((offset + length as u64).min(base + PAGE as u64) - base) as usize;
         out.extend_from_slice(&page[start..end]);
     }
     Ok(out)

@@ -9,7 +9,8 @@
 //! data, so nothing is written to the backing store and duplicates cannot be
 //! compared byte for byte.
 use crate::driver::{Device, DriverError, Transport};
-use ditto_hw::ftl::{Op, Stat, Status};
+use crate::ingest::DedupSummary;
+use ditto_hw::ftl::{Op, Status};
 use ditto_hw::index::Fingerprint;
 use serde::Serialize;
 use std::path::Path;
@@ -104,22 +105,12 @@ pub fn read(path: &Path) -> Result<Vec<Access>, TraceError> {
 /// What a replay did.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReplayReport {
-    pub backend: String,
+    #[serde(flatten)]
+    pub dedup: DedupSummary,
     pub accesses: u64,
     pub reads: u64,
     /// Reads of pages the trace had written.
     pub reads_mapped: u64,
-    pub pages: u64,
-    pub unique_pages: u64,
-    pub duplicate_pages: u64,
-    pub dedup_ratio: f64,
-    pub flash_writes_saved: u64,
-    pub write_amplification: f64,
-    pub bloom_negatives: u32,
-    pub bloom_false_positives: u32,
-    pub bloom_rebuilds: u32,
-    pub cycles: Option<u64>,
-    pub cycles_per_page: Option<f64>,
 }
 
 /// Replays `accesses` (LPAs already below the device's size).
@@ -148,27 +139,10 @@ pub fn replay<T: Transport>(device: &mut Device<T>, accesses: &[Access]) -> Resu
             }
         }
     }
-    device.flush()?;
-    let c = device.stats()?;
-    let index = device.transport().index_stats();
-    let cycles = device.transport().cycles() - start;
-    let pages = unique + duplicate;
-    let flash_writes = c[Stat::UniqueWrites as usize] as u64 + c[Stat::Relocations as usize] as u64;
     Ok(ReplayReport {
-        backend: device.transport().name(),
+        dedup: DedupSummary::of(device, unique, duplicate, start)?,
         accesses: accesses.len() as u64,
         reads,
         reads_mapped: mapped,
-        pages,
-        unique_pages: unique,
-        duplicate_pages: duplicate,
-        dedup_ratio: duplicate as f64 / pages.max(1) as f64,
-        flash_writes_saved: duplicate,
-        write_amplification: flash_writes as f64 / pages.max(1) as f64,
-        bloom_negatives: index.bloom_negatives,
-        bloom_false_positives: index.false_positives,
-        bloom_rebuilds: index.rebuilds,
-        cycles: (cycles > 0).then_some(cycles),
-        cycles_per_page: (cycles > 0 && pages > 0).then(|| cycles as f64 / pages as f64),
     })
 }

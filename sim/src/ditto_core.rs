@@ -757,13 +757,6 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
         }
         Ok(())
     }
-
-    /// LPAs the test has written and not trimmed.
-    pub fn written_lpas(&self) -> Vec<u32> {
-        let mut l: Vec<u32> = self.content.keys().copied().collect();
-        l.sort();
-        l
-    }
 }
 
 /// Command streams for tests and benchmarks.
@@ -820,9 +813,4 @@ pub mod workload {
     pub fn read_all(lpas: u32, first_tag: usize) -> Vec<Job> {
         (0..lpas).map(|l| job(Op::Read, (first_tag + l as usize) as u8, l, 0)).collect()
     }
-}
-
-/// The golden model's counter `stat` (re-exported for tests).
-pub fn stat(counters: &[u32; STATS], stat: Stat) -> u32 {
-    counters[stat as usize]
 }
