@@ -135,6 +135,48 @@ fn a_collision_is_caught_and_both_pages_read_back_intact() {
     assert!(trusting.read(1).unwrap() == a, "merged: what verification prevents");
 }
 
+/// The first 320 bytes of `shattered-1.pdf` and `shattered-2.pdf` (SHAttered,
+/// 2017; `tests/data/shattered-prefixes.hex`, one per line): different bytes
+/// with the same SHA-1 state after five blocks, so any common suffix keeps
+/// the collision.
+fn shattered_pages() -> (Box<[u8; PAGE]>, Box<[u8; PAGE]>) {
+    let text = include_str!("data/shattered-prefixes.hex");
+    let prefixes: Vec<Vec<u8>> = text
+        .lines()
+        .map(|line| (0..line.len()).step_by(2).map(|i| u8::from_str_radix(&line[i..i + 2], 16).unwrap()).collect())
+        .collect();
+    let make = |prefix: &[u8]| {
+        let mut p = page(99);
+        p[..320].copy_from_slice(prefix);
+        p
+    };
+    (make(&prefixes[0]), make(&prefixes[1]))
+}
+
+#[test]
+fn a_real_sha1_collision_hashed_by_the_cosimulated_lanes_is_caught() {
+    use sha1::{Digest, Sha1};
+    let (a, b) = shattered_pages();
+    assert_ne!(a, b);
+    assert_eq!(Sha1::digest(&a[..]), Sha1::digest(&b[..]), "the SHAttered pages collide");
+    let setup = setup_for(16, 1).unwrap();
+    let transport = CosimTransport::new(&LARGE, setup).unwrap();
+    let mut dev = Device::new(transport, store("shattered", &setup), setup.lpas, true);
+    assert!(matches!(dev.write(0, &a).unwrap(), Written::Unique { .. }));
+    // The hardware lanes give both pages one fingerprint: the core reports a
+    // duplicate, and the driver's byte check stores the page apart.
+    assert!(matches!(dev.write(1, &b).unwrap(), Written::Collision { .. }));
+    assert!(dev.read(0).unwrap() == a && dev.read(1).unwrap() == b, "both pages read back intact");
+    assert_eq!(dev.driver_stats().collisions_caught, 1);
+    dev.flush().unwrap();
+
+    let mut trusting =
+        Device::new(CosimTransport::new(&LARGE, setup).unwrap(), store("shattered-trusting", &setup), setup.lpas, false);
+    trusting.write(0, &a).unwrap();
+    assert!(matches!(trusting.write(1, &b).unwrap(), Written::Duplicate { .. }), "the core alone merges them");
+    assert!(trusting.read(1).unwrap() == a);
+}
+
 #[test]
 fn bad_requests_get_typed_errors_and_lose_nothing() {
     let setup = setup_for(8, 1).unwrap();
