@@ -39,6 +39,13 @@ fn models() -> Vec<(String, String)> {
         "board_cu".to_string(),
         ditto_hw::config::board_verilog(&ditto_hw::config::CU).expect("the cu index table is on chip"),
     ));
+    // The Cu's whole-core board top, built for cosimulation (a fast UART,
+    // short timeouts, a small geometry), for tests through its UART pins.
+    models.push((
+        "board_cu_core".to_string(),
+        ditto_hw::config::core_board_verilog(&ditto_hw::config::CU, &ditto_hw::board::BoardSetup::COSIM)
+            .expect("the cu index table is on chip"),
+    ));
     models
 }
 

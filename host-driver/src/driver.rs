@@ -20,6 +20,7 @@
 //!
 //! The mapping lives in the core: the device files alone are not a
 //! persistent disk, and each run starts empty.
+use ditto_hw::board::BoardSetup;
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
 use ditto_hw::ftl::{Op, Status, STATS};
@@ -65,7 +66,7 @@ pub trait Transport {
     /// Runs `jobs` in order and returns their completions.
     fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError>;
     /// The index's counters.
-    fn index_stats(&mut self) -> IndexStats;
+    fn index_stats(&mut self) -> Result<IndexStats, DriverError>;
     /// Core clock cycles spent so far (0 where there is no clock).
     fn cycles(&self) -> u64;
     /// The transport's name, as `--backend` spells it.
@@ -76,7 +77,7 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
         (**self).execute(jobs)
     }
-    fn index_stats(&mut self) -> IndexStats {
+    fn index_stats(&mut self) -> Result<IndexStats, DriverError> {
         (**self).index_stats()
     }
     fn cycles(&self) -> u64 {
@@ -88,16 +89,48 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
 }
 
 /// The transport `--backend` names: `verilator` (the whole core of `config`
-/// cosimulated) or `model`.
+/// cosimulated), `model`, `serial:PATH` (the Alchitry Cu over its USB UART,
+/// built with [`BoardSetup::CU`]) or `board-cosim` (the Cu's board top
+/// cosimulated through its UART pins, built with [`BoardSetup::COSIM`]).
+/// The board backends have their own fixed geometry: see [`board_setup`].
 pub fn transport(backend: &str, config: &Config, setup: CoreSetup) -> Result<Box<dyn Transport>, DriverError> {
     match backend {
         "verilator" => Ok(Box::new(CosimTransport::new(config, setup)?)),
         "model" => Ok(Box::new(ModelTransport::new(setup.core_config(config)))),
-        other if other.starts_with("serial:") => Err(DriverError::Backend(format!(
-            "--backend {other}: the board transport is not built yet (the Cu's board top does not hold the whole core)"
+        "board-cosim" => {
+            let board = board_setup(backend, config)?.expect("a board backend");
+            let model =
+                ditto_sim::Model::new(crate::link::BOARD_MODEL).map_err(|e| DriverError::Core(e.to_string()))?;
+            let pipe = crate::link::CosimUartPipe::attach(Box::new(model))?;
+            Ok(Box::new(crate::link::LinkTransport::connect(pipe, config, board)?))
+        }
+        other if other.starts_with("serial:") => {
+            let board = board_setup(backend, config)?.expect("a board backend");
+            let baud = config.clock_mhz * 1_000_000 / board.cycles_per_bit;
+            let pipe = crate::link::SerialPipe::open(&other["serial:".len()..], baud)?;
+            Ok(Box::new(crate::link::LinkTransport::connect(pipe, config, board)?))
+        }
+        other => Err(DriverError::Backend(format!(
+            "unknown backend `{other}`; known: verilator, model, board-cosim, serial:PATH"
         ))),
-        other => Err(DriverError::Backend(format!("unknown backend `{other}`; known: verilator, model"))),
     }
+}
+
+/// The board a backend reaches, with its fixed geometry (`None` for the
+/// backends that take any geometry). Boards exist for `cu` only.
+pub fn board_setup(backend: &str, config: &Config) -> Result<Option<BoardSetup>, DriverError> {
+    let board = match backend {
+        "board-cosim" => BoardSetup::COSIM,
+        b if b.starts_with("serial:") => BoardSetup::CU,
+        _ => return Ok(None),
+    };
+    if config.name != "cu" {
+        return Err(DriverError::Backend(format!(
+            "--backend {backend} reaches the Alchitry Cu's board top: use --config cu, not {}",
+            config.name
+        )));
+    }
+    Ok(Some(board))
 }
 
 /// The golden model alone.
@@ -118,8 +151,8 @@ impl Transport for ModelTransport {
         while self.model.clean_step() {}
         Ok(out)
     }
-    fn index_stats(&mut self) -> IndexStats {
-        self.model.index_stats()
+    fn index_stats(&mut self) -> Result<IndexStats, DriverError> {
+        Ok(self.model.index_stats())
     }
     fn cycles(&self) -> u64 {
         0
@@ -158,8 +191,8 @@ impl Transport for CosimTransport {
         self.cycles += run.cycles;
         Ok(run.responses.into_iter().zip(run.moves).collect())
     }
-    fn index_stats(&mut self) -> IndexStats {
-        self.sim.index_stats()
+    fn index_stats(&mut self) -> Result<IndexStats, DriverError> {
+        Ok(self.sim.index_stats())
     }
     fn cycles(&self) -> u64 {
         self.cycles
@@ -493,6 +526,28 @@ pub fn geometry_for(pages: u32, devices: u32) -> Result<Geometry, DriverError> {
     }
     let blocks = ((per_device + per_device / 4).div_ceil(64) + 2).next_power_of_two().max(8);
     Ok(Geometry { devices, blocks_per_device: blocks, pages_per_block: 64, reserve_blocks: 2 })
+}
+
+/// The core setup for a device of `lpas` pages on `devices` devices through
+/// `backend`: [`setup_for`], or the board's own geometry, which must hold
+/// the device.
+pub fn setup_for_backend(backend: &str, config: &Config, lpas: u32, devices: u32) -> Result<CoreSetup, DriverError> {
+    let Some(board) = board_setup(backend, config)? else {
+        return setup_for(lpas, devices);
+    };
+    if lpas > board.lpas || devices != board.geometry.devices {
+        return Err(DriverError::Backend(format!(
+            "--backend {backend}: the board serves {} pages of 4 KiB on {} device(s), not {lpas} pages on {devices}",
+            board.lpas, board.geometry.devices
+        )));
+    }
+    Ok(CoreSetup {
+        lpas: board.lpas,
+        geometry: board.geometry,
+        array_wide: board.array_wide,
+        bloom: true,
+        memory: MemTiming::fixed(2),
+    })
 }
 
 /// The core setup for a device of `lpas` pages on `devices` devices.

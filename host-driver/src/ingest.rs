@@ -154,7 +154,7 @@ impl DedupSummary {
     ) -> Result<Self, DriverError> {
         device.flush()?;
         let c = device.stats()?;
-        let index = device.transport().index_stats();
+        let index = device.transport().index_stats()?;
         let cycles = device.transport().cycles() - start_cycles;
         let pages = unique + duplicate;
         let flash_writes = c[Stat::UniqueWrites as usize] as u64 + c[Stat::Relocations as usize] as u64;

@@ -1,5 +1,6 @@
 //! Ditto's host side: the driver ([`driver`]: Ditto as a block device over
-//! a cosimulated core or the golden model), `ditto ingest`, bitstreams, and
+//! a cosimulated core, the golden model, or a board over its framed link
+//! ([`link`])), `ditto ingest`, bitstreams, and
 //! the benchmarks.
 pub mod bench;
 pub mod core_bench;
@@ -8,6 +9,7 @@ mod error;
 pub mod figures;
 pub mod hash;
 pub mod ingest;
+pub mod link;
 pub mod nbd;
 pub mod plots;
 pub mod replay;

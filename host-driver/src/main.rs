@@ -134,11 +134,17 @@ enum Command {
 #[derive(clap::Args)]
 struct DeviceArgs {
     /// `verilator` (the emitted Verilog of the whole core, cosimulated and
-    /// checked against the golden model) or `model` (the golden model).
+    /// checked against the golden model), `model` (the golden model),
+    /// `serial:PATH` (the Alchitry Cu over its USB UART, e.g.
+    /// `serial:/dev/ttyUSB1`) or `board-cosim` (the Cu's board top
+    /// cosimulated through its UART pins). Every response is checked
+    /// against the golden model.
     #[arg(long, default_value = "verilator")]
     backend: String,
-    #[arg(long, default_value = "large")]
-    config: String,
+    /// The core's configuration (default: `cu` for the board backends,
+    /// `large` otherwise).
+    #[arg(long)]
+    config: Option<String>,
     /// SSDs in the array (1, 2, 4 or 8).
     #[arg(long, default_value_t = 1)]
     devices: u32,
@@ -225,14 +231,15 @@ fn open_device(
     verify: bool,
     name: &str,
 ) -> Result<(ditto_host::driver::Device<Box<dyn ditto_host::driver::Transport>>, PathBuf)> {
-    use ditto_host::driver::{setup_for, transport, BackingStore, Device};
+    use ditto_host::driver::{setup_for_backend, transport, BackingStore, Device};
     let devices = args.devices;
     if ![1, 2, 4, 8].contains(&devices) {
         bail!("--devices must be 1, 2, 4 or 8, got {devices}");
     }
-    let cfg = ditto_hw::by_name(&args.config)?;
+    let board = args.backend == "board-cosim" || args.backend.starts_with("serial:");
+    let cfg = ditto_hw::by_name(args.config.as_deref().unwrap_or(if board { "cu" } else { "large" }))?;
     let lpas = u32::try_from(pages).with_context(|| format!("{pages} pages are more than a device can address"))?;
-    let setup = setup_for(lpas, devices)?;
+    let setup = setup_for_backend(&args.backend, &cfg, lpas, devices)?;
     let dir = args.store.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("{name}-{}", std::process::id())));
     let store = BackingStore::create(&dir, setup.geometry)?;
     Ok((Device::new(transport(&args.backend, &cfg, setup)?, store, lpas, verify), dir))

@@ -136,6 +136,17 @@ macro_rules! configurations {
             }
         }
 
+        /// Verilog of the whole-core board top of `config` built with
+        /// `setup` (the core behind the framed UART link), for
+        /// configurations whose index table is on chip.
+        pub fn core_board_verilog(config: &Config, setup: &crate::board::BoardSetup) -> Option<String> {
+            match config.name {
+                $($name => $onchip.then(|| crate::verilog::top_verilog(
+                    <lane_generics!(crate::board::CoreBoardTop, $lanes, $fb, $fsms, { $bb + 3 }, $bb)>::new(config, setup))),)+
+                other => unreachable!("configuration {other} is declared in ALL"),
+            }
+        }
+
         /// Verilog of the board top of `config` (its hasher and index behind
         /// the USB UART), for configurations whose index table is on chip.
         pub fn board_verilog(config: &Config) -> Option<String> {
@@ -151,7 +162,7 @@ macro_rules! configurations {
 configurations! {
     CU, CuHasher: {
         name: "cu",
-        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with 2 lookup FSMs.",
+        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with one lookup FSM.",
         lanes: 1, lane_fifo_bits: 0, clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 1, index_bucket_bits: 9, index_table_on_chip: true,
     },

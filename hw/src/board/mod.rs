@@ -1,6 +1,9 @@
-//! Board-level wrappers: the UART link and the top that the pin files name.
+//! Board-level wrappers: the UART link and the tops that the pin files name.
+pub mod core_top;
+pub mod protocol;
 pub mod top;
 pub mod uart;
 
+pub use core_top::{BoardSetup, CoreBoardTop};
 pub use top::BoardTop;
 pub use uart::{UartRx, UartTx};

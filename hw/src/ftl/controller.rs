@@ -23,6 +23,9 @@
 //!   must apply requests in order and answer each read, in order, at least
 //!   one clock after accepting it; the controller has one request
 //!   outstanding at a time.
+//! - `cleaner_hold`: while high the background cleaner takes no new step
+//!   (a board link holds it between the commands of a host's batch, so the
+//!   batch runs as it would back to back); `SYNC` still drains.
 //! - `cleaned`: one-clock pulse when the background cleaner finished a step
 //!   it took in an idle gap (not the steps `SYNC` runs), so a test can replay
 //!   the cleaner's schedule in the golden model.
@@ -133,6 +136,7 @@ pub struct FtlController {
     pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
     pub cmd_lpa: Signal<In, Bits<ADDR_BITS>>,
     pub cmd_fp: Signal<In, Bits<160>>,
+    pub cleaner_hold: Signal<In, Bit>,
 
     pub rsp_valid: Signal<Out, Bit>,
     pub rsp_ready: Signal<In, Bit>,
@@ -276,6 +280,7 @@ impl Default for FtlController {
             cmd_tag: Default::default(),
             cmd_lpa: Default::default(),
             cmd_fp: Default::default(),
+            cleaner_hold: Default::default(),
             rsp_valid: Default::default(),
             rsp_ready: Default::default(),
             rsp_tag: Default::default(),
@@ -626,7 +631,7 @@ impl Logic for FtlController {
                     self.lpa.d.next = self.cmd_lpa.val();
                     self.fp.d.next = self.cmd_fp.val();
                     self.state.d.next = State::Decode;
-                } else if self.backlog.val() != 0 {
+                } else if (self.backlog.val() != 0) & !self.cleaner_hold.val() {
                     self.syncing.d.next = false;
                     self.state.d.next = State::CReadStale;
                 }

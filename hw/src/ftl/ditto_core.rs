@@ -18,6 +18,12 @@
 //! - `tbl_*`, `fp_*`: the index's table and fingerprint memory ports; `mem_*`:
 //!   the FTL memory port (contracts in [`crate::index`] and the controller).
 //!
+//! - `cleaner_hold`: as the controller's (the cleaner takes no new step).
+//! - `page_drop`: a one-clock pulse after the last word of a page that no
+//!   `WRITE` will claim (a board link's page whose frame failed its check):
+//!   its digest is discarded when it comes out of the lanes, and a `WRITE`
+//!   in the slot waits until it has been.
+//!
 //! `RESET` resets the index and the controller's tables, not the hasher:
 //! pages already streamed stay paired with the `WRITE`s that follow.
 use super::controller::FtlController;
@@ -50,6 +56,8 @@ pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP
     pub page_word: Signal<In, Bits<32>>,
     pub page_valid: Signal<In, Bit>,
     pub page_ready: Signal<Out, Bit>,
+    pub page_drop: Signal<In, Bit>,
+    pub cleaner_hold: Signal<In, Bit>,
 
     pub rsp_valid: Signal<Out, Bit>,
     pub rsp_ready: Signal<In, Bit>,
@@ -116,7 +124,9 @@ pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP
     held_tag: DFF<Bits<CMD_TAG_BITS>>,
     held_lpa: DFF<Bits<ADDR_BITS>>,
     held_fp: DFF<Bits<160>>,
+    drops: DFF<Bits<2>>,
     is_write: Signal<Local, Bit>,
+    dropping: Signal<Local, Bit>,
 }
 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize>
@@ -144,6 +154,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             page_word: Default::default(),
             page_valid: Default::default(),
             page_ready: Default::default(),
+            page_drop: Default::default(),
+            cleaner_hold: Default::default(),
             rsp_valid: Default::default(),
             rsp_ready: Default::default(),
             rsp_tag: Default::default(),
@@ -207,7 +219,9 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             held_tag: Default::default(),
             held_lpa: Default::default(),
             held_fp: Default::default(),
+            drops: Default::default(),
             is_write: Default::default(),
+            dropping: Default::default(),
         }
     }
 }
@@ -217,7 +231,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp);
+        dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp, drops);
         self.hasher.clock.next = self.clock.val();
         self.hasher.reset.next = self.reset.val();
         self.index.clock.next = self.clock.val();
@@ -240,7 +254,16 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             self.held_fp.d.next = self.cmd_fp.val();
         }
         self.is_write.next = self.held_op.q.val() == 0;
-        self.ftl.cmd_valid.next = self.held.q.val() & (!self.is_write.val() | self.hasher.digest_valid.val());
+        // Abandoned pages' digests are discarded, in page order, before any
+        // WRITE takes one.
+        self.dropping.next = (self.drops.q.val() != 0) & self.hasher.digest_valid.val();
+        if self.page_drop.val() & !self.dropping.val() {
+            self.drops.d.next = self.drops.q.val() + 1;
+        } else if !self.page_drop.val() & self.dropping.val() {
+            self.drops.d.next = self.drops.q.val() - 1;
+        }
+        self.ftl.cmd_valid.next =
+            self.held.q.val() & (!self.is_write.val() | (self.hasher.digest_valid.val() & (self.drops.q.val() == 0)));
         self.ftl.cmd_tag.next = self.held_tag.q.val();
         self.ftl.cmd_lpa.next = self.held_lpa.q.val();
         if self.is_write.val() {
@@ -250,15 +273,18 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             self.ftl.cmd_op.next = self.held_op.q.val();
             self.ftl.cmd_fp.next = self.held_fp.q.val();
         }
-        self.hasher.digest_ready.next = self.held.q.val() & self.is_write.val() & self.ftl.cmd_ready.val();
+        self.hasher.digest_ready.next = self.dropping.val()
+            | (self.held.q.val() & self.is_write.val() & (self.drops.q.val() == 0) & self.ftl.cmd_ready.val());
         if self.ftl.cmd_valid.val() & self.ftl.cmd_ready.val() {
             self.held.d.next = false;
         }
         if self.reset.val() {
             self.held.d.next = false;
+            self.drops.d.next = 0.into();
         }
 
         // The controller's configuration and ports.
+        self.ftl.cleaner_hold.next = self.cleaner_hold.val();
         self.ftl.cfg_dev_bits.next = self.cfg_dev_bits.val();
         self.ftl.cfg_block_bits.next = self.cfg_block_bits.val();
         self.ftl.cfg_page_bits.next = self.cfg_page_bits.val();

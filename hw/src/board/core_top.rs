@@ -1,0 +1,1023 @@
+//! `CoreBoardTop<L, NB, FB, FBP1, M, WAB, MAB>`: the whole core
+//! ([`DittoCore`]: SHA-1 lanes, fingerprint index with its table in block
+//! RAM, FTL remap controller) behind a board's USB UART, speaking the framed
+//! protocol of [`super::protocol`]. The host holds what does not fit on the
+//! chip: the index's full fingerprints and the FTL memory (both reached by
+//! requests over the link), and the pages themselves.
+//!
+//! Ports (the names the pin file uses):
+//! - `clock`: the board oscillator (100 MHz on the Cu).
+//! - `rst_n`: reset button, active low, asynchronous (synchronized here); a
+//!   power-on reset is generated as well.
+//! - `usb_rx` (in) / `usb_tx` (out): the FTDI UART, 8N1, at the bit period
+//!   of the [`BoardSetup`] the top was built with.
+//! - `led[7:0]`: `led[0]` heartbeat, `led[1]` a command is being served,
+//!   `led[2]` sticky UART framing error, `led[3]` sticky link error (an `E`
+//!   frame was sent), `led[7:4]` the low four bits of the responses sent.
+//!
+//! Link behaviour (see [`super::protocol`] for the frames):
+//! - A command frame is checked whole before the core sees it; a `WRITE`'s
+//!   page streams into the SHA-1 lane as it arrives, and a page whose frame
+//!   fails (CRC, truncation, a busy core, a malformed command) is completed
+//!   with zero words if need be and its digest discarded (`page_drop`).
+//! - One request to the host is outstanding at a time (relocation, FTL
+//!   memory read or write, fingerprint read or write), tagged with a
+//!   sequence number and resent every `resend` cycles until answered; an
+//!   answer with another tag, or one arriving while the request is being
+//!   resent, is ignored.
+//! - A frame left incomplete for `rx_timeout` cycles is abandoned with an `E`
+//!   (`TRUNCATED`); bytes between frames are skipped.
+//! - A command whose op byte has bit 7 set holds the background cleaner
+//!   until the next command (a host's batch runs back to back); the next
+//!   command without it releases the hold.
+//! - The geometry (`cfg_*` of the core) is fixed by the [`BoardSetup`].
+use super::uart::{UartRx, UartTx};
+use crate::ftl::ditto_core::DittoCore;
+use crate::ftl::flash::Geometry;
+use crate::index::table::BlockRamTable;
+use rust_hdl::prelude::*;
+
+/// What a board top is built with: the FTL geometry and the link's timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardSetup {
+    /// Logical pages the core serves.
+    pub lpas: u32,
+    /// The flash geometry (devices, blocks and pages as powers of two).
+    pub geometry: Geometry,
+    /// Array-wide (true) or device-local dedup.
+    pub array_wide: bool,
+    /// UART bit period in clock cycles.
+    pub cycles_per_bit: u32,
+    /// Cycles without a byte after which a partial frame is abandoned.
+    pub rx_timeout: u32,
+    /// Cycles after which an unanswered request is sent again.
+    pub resend: u32,
+}
+
+impl BoardSetup {
+    /// The Alchitry Cu bitstream's: 4,096 logical pages (the index's
+    /// entries) on one device of 128 blocks of 64 pages, two in reserve;
+    /// 1,000,000 baud at 100 MHz; a partial frame is dropped after 1 ms of
+    /// silence, a request resent after 50 ms (the FTDI's USB latency is up
+    /// to 16 ms).
+    pub const CU: BoardSetup = BoardSetup {
+        lpas: 4096,
+        geometry: Geometry { devices: 1, blocks_per_device: 128, pages_per_block: 64, reserve_blocks: 2 },
+        array_wide: true,
+        cycles_per_bit: 100,
+        rx_timeout: 100_000,
+        resend: 5_000_000,
+    };
+
+    /// The cosimulation's build of the same top: fewer pages (its table
+    /// initialisation crosses the link), a 4-cycle bit and short timeouts.
+    pub const COSIM: BoardSetup = BoardSetup {
+        lpas: 64,
+        geometry: Geometry { devices: 1, blocks_per_device: 8, pages_per_block: 64, reserve_blocks: 2 },
+        array_wide: true,
+        cycles_per_bit: 4,
+        rx_timeout: 2_000,
+        resend: 20_000,
+    };
+
+    fn log2(n: u32, what: &str) -> u64 {
+        assert!(n.is_power_of_two(), "{what} ({n}) must be a power of two");
+        n.trailing_zeros() as u64
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct CoreBoardTop<
+    const L: usize,
+    const NB: usize,
+    const FB: usize,
+    const FBP1: usize,
+    const M: usize,
+    const WAB: usize,
+    const MAB: usize,
+> {
+    /// Board oscillator.
+    pub clock: Signal<In, Clock>,
+    /// Reset button, active low.
+    pub rst_n: Signal<In, Bit>,
+    /// UART from the host (FTDI TXD).
+    pub usb_rx: Signal<In, Bit>,
+    /// UART to the host (FTDI RXD).
+    pub usb_tx: Signal<Out, Bit>,
+    /// Status LEDs.
+    pub led: Signal<Out, Bits<8>>,
+    core: DittoCore<L, NB, FB, FBP1, M>,
+    block_ram: BlockRamTable<WAB, MAB>,
+    uart_rx: UartRx,
+    uart_tx: UartTx,
+    rst_sync0: DFF<Bit>,
+    rst_sync1: DFF<Bit>,
+    por_count: DFF<Bits<5>>,
+    reset: DFF<Bit>,
+    rx_state: DFF<Bits<4>>,
+    rx_kind: DFF<Bits<8>>,
+    rx_tag: DFF<Bits<8>>,
+    rx_len: DFF<Bits<13>>,
+    rx_count: DFF<Bits<13>>,
+    rx_crc: DFF<Bits<16>>,
+    rx_crc_hi: DFF<Bits<8>>,
+    rx_shift: DFF<Bits<192>>,
+    rx_gap: DFF<Bits<24>>,
+    rx_page: DFF<Bit>,
+    rx_done: DFF<Bit>,
+    rx_good: DFF<Bit>,
+    assembly: DFF<Bits<24>>,
+    byte_in_word: DFF<Bits<2>>,
+    word: DFF<Bits<32>>,
+    word_pending: DFF<Bit>,
+    page_words: DFF<Bits<11>>,
+    page_drop: DFF<Bit>,
+    cmd_go: DFF<Bit>,
+    cmd_busy: DFF<Bit>,
+    hold: DFF<Bit>,
+    r_tag: DFF<Bits<8>>,
+    r_status: DFF<Bits<4>>,
+    r_value: DFF<Bits<32>>,
+    r_flags: DFF<Bits<3>>,
+    r_clean: DFF<Bits<16>>,
+    r_ever: DFF<Bit>,
+    rsp_pending: DFF<Bit>,
+    clean_count: DFF<Bits<16>>,
+    err_pending: DFF<Bit>,
+    err_code: DFF<Bits<8>>,
+    err_kind: DFF<Bits<8>>,
+    err_tag: DFF<Bits<8>>,
+    req_kind: DFF<Bits<3>>,
+    seq: DFF<Bits<8>>,
+    req_due: DFF<Bit>,
+    req_timer: DFF<Bits<24>>,
+    req_fp_tag: DFF<Bits<4>>,
+    complete: DFF<Bit>,
+    comp_kind: DFF<Bits<3>>,
+    mem_rsp_next: DFF<Bit>,
+    fp_rsp_next: DFF<Bit>,
+    tx_kind: DFF<Bits<8>>,
+    tx_tag: DFF<Bits<8>>,
+    tx_len: DFF<Bits<5>>,
+    tx_index: DFF<Bits<5>>,
+    tx_crc: DFF<Bits<16>>,
+    tx_data: DFF<Bits<8>>,
+    tx_fresh: DFF<Bit>,
+    tx_is_req: DFF<Bit>,
+    heartbeat: DFF<Bits<26>>,
+    responses_sent: DFF<Bits<4>>,
+    framing_seen: DFF<Bit>,
+    link_error_seen: DFF<Bit>,
+    rx_byte: Signal<Local, Bits<8>>,
+    rx_crc_next: Signal<Local, Bits<16>>,
+    tx_crc_next: Signal<Local, Bits<16>>,
+    tx_byte: Signal<Local, Bits<8>>,
+    tx_accept: Signal<Local, Bit>,
+    tx_last: Signal<Local, Bit>,
+    lpa: Signal<Local, Bits<24>>,
+    op: Signal<Local, Bits<8>>,
+    answer_ok: Signal<Local, Bit>,
+    idx_value: Signal<Local, Bits<32>>,
+    page_frame: Signal<Local, Bit>,
+    hdr_page: Signal<Local, Bit>,
+    hdr_payload: Signal<Local, Bit>,
+    hdr_empty: Signal<Local, Bit>,
+    crc_x1: Signal<Local, Bits<16>>,
+    crc_x2: Signal<Local, Bits<16>>,
+    tcrc_x1: Signal<Local, Bits<16>>,
+    tcrc_x2: Signal<Local, Bits<16>>,
+    k_dev_bits: Constant<Bits<2>>,
+    k_block_bits: Constant<Bits<4>>,
+    k_page_bits: Constant<Bits<4>>,
+    k_reserve: Constant<Bits<16>>,
+    k_lpas: Constant<Bits<24>>,
+    k_array_wide: Constant<Bit>,
+    k_rx_timeout: Constant<Bits<24>>,
+    k_resend: Constant<Bits<24>>,
+}
+
+impl<
+        const L: usize,
+        const NB: usize,
+        const FB: usize,
+        const FBP1: usize,
+        const M: usize,
+        const WAB: usize,
+        const MAB: usize,
+    > CoreBoardTop<L, NB, FB, FBP1, M, WAB, MAB>
+{
+    /// The board top of `config` built with `setup`.
+    pub fn new(config: &crate::Config, setup: &BoardSetup) -> Self {
+        assert_eq!(config.lanes, L, "configuration {} has {} lanes", config.name, config.lanes);
+        assert_eq!(config.index_fsms, M, "configuration {} has {} index FSMs", config.name, config.index_fsms);
+        assert_eq!(config.index_bucket_bits, MAB, "configuration {} index buckets", config.name);
+        assert_eq!(WAB, MAB + 3, "eight ways per bucket");
+        let g = &setup.geometry;
+        assert!(g.devices <= 4 && g.reserve_blocks >= 1 && setup.lpas >= 1 && setup.lpas < 1 << 24);
+        assert!(setup.rx_timeout > 12 * setup.cycles_per_bit, "the receive timeout must outlast a byte");
+        assert!(setup.resend < 1 << 24 && setup.rx_timeout < 1 << 24);
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            usb_rx: Default::default(),
+            usb_tx: Default::default(),
+            led: Default::default(),
+            core: DittoCore::new(MAB),
+            block_ram: Default::default(),
+            uart_rx: UartRx::new(setup.cycles_per_bit),
+            uart_tx: UartTx::new(setup.cycles_per_bit),
+            rst_sync0: Default::default(),
+            rst_sync1: Default::default(),
+            por_count: Default::default(),
+            reset: Default::default(),
+            rx_state: Default::default(),
+            rx_kind: Default::default(),
+            rx_tag: Default::default(),
+            rx_len: Default::default(),
+            rx_count: Default::default(),
+            rx_crc: Default::default(),
+            rx_crc_hi: Default::default(),
+            rx_shift: Default::default(),
+            rx_gap: Default::default(),
+            rx_page: Default::default(),
+            rx_done: Default::default(),
+            rx_good: Default::default(),
+            assembly: Default::default(),
+            byte_in_word: Default::default(),
+            word: Default::default(),
+            word_pending: Default::default(),
+            page_words: Default::default(),
+            page_drop: Default::default(),
+            cmd_go: Default::default(),
+            cmd_busy: Default::default(),
+            hold: Default::default(),
+            r_tag: Default::default(),
+            r_status: Default::default(),
+            r_value: Default::default(),
+            r_flags: Default::default(),
+            r_clean: Default::default(),
+            r_ever: Default::default(),
+            rsp_pending: Default::default(),
+            clean_count: Default::default(),
+            err_pending: Default::default(),
+            err_code: Default::default(),
+            err_kind: Default::default(),
+            err_tag: Default::default(),
+            req_kind: Default::default(),
+            seq: Default::default(),
+            req_due: Default::default(),
+            req_timer: Default::default(),
+            req_fp_tag: Default::default(),
+            complete: Default::default(),
+            comp_kind: Default::default(),
+            mem_rsp_next: Default::default(),
+            fp_rsp_next: Default::default(),
+            tx_kind: Default::default(),
+            tx_tag: Default::default(),
+            tx_len: Default::default(),
+            tx_index: Default::default(),
+            tx_crc: Default::default(),
+            tx_data: Default::default(),
+            tx_fresh: Default::default(),
+            tx_is_req: Default::default(),
+            heartbeat: Default::default(),
+            responses_sent: Default::default(),
+            framing_seen: Default::default(),
+            link_error_seen: Default::default(),
+            rx_byte: Default::default(),
+            rx_crc_next: Default::default(),
+            tx_crc_next: Default::default(),
+            tx_byte: Default::default(),
+            tx_accept: Default::default(),
+            tx_last: Default::default(),
+            lpa: Default::default(),
+            op: Default::default(),
+            answer_ok: Default::default(),
+            idx_value: Default::default(),
+            page_frame: Default::default(),
+            hdr_page: Default::default(),
+            hdr_payload: Default::default(),
+            hdr_empty: Default::default(),
+            crc_x1: Default::default(),
+            crc_x2: Default::default(),
+            tcrc_x1: Default::default(),
+            tcrc_x2: Default::default(),
+            k_dev_bits: Constant::new(bits::<2>(BoardSetup::log2(g.devices, "devices"))),
+            k_block_bits: Constant::new(bits::<4>(BoardSetup::log2(g.blocks_per_device, "blocks per device"))),
+            k_page_bits: Constant::new(bits::<4>(BoardSetup::log2(g.pages_per_block, "pages per block"))),
+            k_reserve: Constant::new(bits::<16>(g.reserve_blocks as u64)),
+            k_lpas: Constant::new(bits::<24>(setup.lpas as u64)),
+            k_array_wide: Constant::new(setup.array_wide),
+            k_rx_timeout: Constant::new(bits::<24>(setup.rx_timeout as u64)),
+            k_resend: Constant::new(bits::<24>(setup.resend as u64)),
+        }
+    }
+}
+
+impl<
+        const L: usize,
+        const NB: usize,
+        const FB: usize,
+        const FBP1: usize,
+        const M: usize,
+        const WAB: usize,
+        const MAB: usize,
+    > Logic for CoreBoardTop<L, NB, FB, FBP1, M, WAB, MAB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            rst_sync0,
+            rst_sync1,
+            por_count,
+            reset,
+            rx_state,
+            rx_kind,
+            rx_tag,
+            rx_len,
+            rx_count,
+            rx_crc,
+            rx_crc_hi,
+            rx_shift,
+            rx_gap,
+            rx_page,
+            rx_done,
+            rx_good,
+            assembly,
+            byte_in_word,
+            word,
+            word_pending,
+            page_words,
+            page_drop,
+            cmd_go,
+            cmd_busy,
+            hold,
+            r_tag,
+            r_status,
+            r_value,
+            r_flags,
+            r_clean,
+            r_ever,
+            rsp_pending,
+            clean_count,
+            err_pending,
+            err_code,
+            err_kind,
+            err_tag,
+            req_kind,
+            seq,
+            req_due,
+            req_timer,
+            req_fp_tag,
+            complete,
+            comp_kind,
+            mem_rsp_next,
+            fp_rsp_next,
+            tx_kind,
+            tx_tag,
+            tx_len,
+            tx_index,
+            tx_crc,
+            tx_data,
+            tx_fresh,
+            tx_is_req,
+            heartbeat,
+            responses_sent,
+            framing_seen,
+            link_error_seen
+        );
+        clock!(self, clock, core, block_ram, uart_rx, uart_tx);
+        // Reset: power-on (flip-flops start at zero) or the button, synchronized.
+        self.rst_sync0.d.next = self.rst_n.val();
+        self.rst_sync1.d.next = self.rst_sync0.q.val();
+        if !self.por_count.q.val().all() {
+            self.por_count.d.next = self.por_count.q.val() + 1;
+        }
+        self.reset.d.next = !self.por_count.q.val().all() | !self.rst_sync1.q.val();
+        self.core.reset.next = self.reset.q.val();
+        self.uart_rx.reset.next = self.reset.q.val();
+        self.uart_tx.reset.next = self.reset.q.val();
+
+        // --- The core: fixed geometry, the table in block RAM ---------------
+        self.core.cleaner_hold.next = self.hold.q.val();
+        self.core.bloom_enable.next = true;
+        self.core.fsm_limit_log2.next = 7.into();
+        self.core.cfg_dev_bits.next = self.k_dev_bits.val();
+        self.core.cfg_block_bits.next = self.k_block_bits.val();
+        self.core.cfg_page_bits.next = self.k_page_bits.val();
+        self.core.cfg_reserve.next = self.k_reserve.val();
+        self.core.cfg_lpas.next = self.k_lpas.val();
+        self.core.cfg_array_wide.next = self.k_array_wide.val();
+        self.block_ram.req_valid.next = self.core.tbl_req_valid.val();
+        self.core.tbl_req_ready.next = self.block_ram.req_ready.val();
+        self.block_ram.req_write.next = self.core.tbl_req_write.val();
+        self.block_ram.req_addr.next = self.core.tbl_req_addr.val();
+        self.block_ram.req_wdata.next = self.core.tbl_req_wdata.val();
+        self.block_ram.req_tag.next = self.core.tbl_req_tag.val();
+        self.core.tbl_rsp_valid.next = self.block_ram.rsp_valid.val();
+        self.core.tbl_rsp_tag.next = self.block_ram.rsp_tag.val();
+        self.core.tbl_rsp_rdata.next = self.block_ram.rsp_rdata.val();
+
+        // Commands, pages and answers from the receiver.
+        self.op.next = self.rx_shift.q.val().get_bits::<8>(184);
+        self.lpa.next = self.rx_shift.q.val().get_bits::<24>(160);
+        self.core.cmd_valid.next = self.cmd_go.q.val();
+        self.core.cmd_op.next = self.rx_shift.q.val().get_bits::<3>(184);
+        self.core.cmd_tag.next = self.rx_tag.q.val();
+        self.core.cmd_lpa.next = self.lpa.val();
+        self.core.cmd_fp.next = self.rx_shift.q.val().get_bits::<160>(0);
+        if self.cmd_go.q.val() & self.core.cmd_ready.val() {
+            self.cmd_go.d.next = false;
+        }
+        self.core.page_word.next = self.word.q.val();
+        self.core.page_valid.next = self.word_pending.q.val();
+        if self.word_pending.q.val() & self.core.page_ready.val() {
+            self.word_pending.d.next = false;
+        }
+        self.page_drop.d.next = false;
+        self.core.page_drop.next = self.page_drop.q.val();
+        self.core.mem_rsp_valid.next = self.mem_rsp_next.q.val();
+        self.core.mem_rsp_rdata.next = self.rx_shift.q.val().get_bits::<64>(0);
+        self.core.fp_rsp_valid.next = self.fp_rsp_next.q.val();
+        self.core.fp_rsp_tag.next = self.req_fp_tag.q.val();
+        self.core.fp_rsp_rdata.next = self.rx_shift.q.val().get_bits::<160>(0);
+
+        // The index's counters, read by STATS selectors 12..17.
+        self.idx_value.next = 0.into();
+        if self.lpa.val() == 12 {
+            self.idx_value.next = self.core.idx_stat_commands.val();
+        } else if self.lpa.val() == 13 {
+            self.idx_value.next = self.core.idx_stat_bloom_negatives.val();
+        } else if self.lpa.val() == 14 {
+            self.idx_value.next = self.core.idx_stat_false_positives.val();
+        } else if self.lpa.val() == 15 {
+            self.idx_value.next = self.core.idx_stat_rebuilds.val();
+        } else if self.lpa.val() == 16 {
+            self.idx_value.next = self.core.idx_stat_signature_misses.val();
+        } else if self.lpa.val() == 17 {
+            self.idx_value.next = self.core.idx_stat_entries_used.val();
+        }
+
+        // Responses: latched (for `A`), with the cleaner steps before them.
+        if self.core.cleaned.val() {
+            self.clean_count.d.next = self.clean_count.q.val() + 1;
+        }
+        self.core.rsp_ready.next = !self.rsp_pending.q.val();
+        if self.core.rsp_valid.val() & !self.rsp_pending.q.val() {
+            self.r_tag.d.next = self.core.rsp_tag.val();
+            self.r_status.d.next = self.core.rsp_status.val();
+            self.r_value.d.next = self.core.rsp_value.val();
+            self.r_flags.d.next = self.core.rsp_flags.val();
+            self.r_clean.d.next = self.clean_count.q.val();
+            self.r_ever.d.next = true;
+            self.rsp_pending.d.next = true;
+            self.cmd_busy.d.next = false;
+        }
+
+        // --- Receiver -------------------------------------------------------
+        // States: 0 hunt, 1 kind, 2 tag, 3 length high, 4 length low,
+        // 5 payload, 6 CRC high, 7 CRC low, 8 padding an abandoned page.
+        self.rx_byte.next = self.uart_rx.data.val();
+        self.uart_rx.rx.next = self.usb_rx.val();
+        if self.uart_rx.framing_error.val() {
+            self.framing_seen.d.next = true;
+        }
+        // CRC-16/CCITT-FALSE, one byte per step.
+        self.crc_x1.next = ((self.rx_crc.q.val() >> 8) ^ bit_cast::<16, 8>(self.rx_byte.val())) & 0xff;
+        self.crc_x2.next = self.crc_x1.val() ^ (self.crc_x1.val() >> 4);
+        self.rx_crc_next.next =
+            (self.rx_crc.q.val() << 8) ^ (self.crc_x2.val() << 12) ^ (self.crc_x2.val() << 5) ^ self.crc_x2.val();
+        self.page_frame.next = self.rx_len.q.val() == 4120;
+        // The header's last byte is on `rx_byte`: is the length the kind's?
+        self.hdr_page.next =
+            (self.rx_kind.q.val() == 0x43) & (self.rx_len.q.val() == 0x1000) & (self.rx_byte.val() == 0x18);
+        self.hdr_payload.next = self.hdr_page.val()
+            | ((self.rx_len.q.val() == 0)
+                & (((self.rx_kind.q.val() == 0x43) & (self.rx_byte.val() == 24))
+                    | ((self.rx_kind.q.val() == 0x46) & (self.rx_byte.val() == 20))
+                    | ((self.rx_kind.q.val() == 0x44) & (self.rx_byte.val() == 8))));
+        self.hdr_empty.next = ((self.rx_kind.q.val() == 0x4b) | (self.rx_kind.q.val() == 0x41))
+            & (self.rx_len.q.val() == 0)
+            & (self.rx_byte.val() == 0);
+        self.rx_done.d.next = false;
+        if (self.rx_state.q.val() == 0) | (self.rx_state.q.val() == 8) | self.uart_rx.valid.val() {
+            self.rx_gap.d.next = 0.into();
+        } else {
+            self.rx_gap.d.next = self.rx_gap.q.val() + 1;
+        }
+        if self.uart_rx.valid.val() {
+            match self.rx_state.q.val().index() {
+                0 => {
+                    if self.rx_byte.val() == 0xa5 {
+                        self.rx_state.d.next = 1.into();
+                        self.rx_crc.d.next = 0xffff.into();
+                    }
+                }
+                1 => {
+                    self.rx_kind.d.next = self.rx_byte.val();
+                    self.rx_crc.d.next = self.rx_crc_next.val();
+                    self.rx_state.d.next = 2.into();
+                }
+                2 => {
+                    self.rx_tag.d.next = self.rx_byte.val();
+                    self.rx_crc.d.next = self.rx_crc_next.val();
+                    self.rx_state.d.next = 3.into();
+                }
+                3 => {
+                    self.rx_len.d.next = bit_cast::<13, 8>(self.rx_byte.val()) << 8;
+                    self.rx_crc.d.next = self.rx_crc_next.val();
+                    self.rx_state.d.next = 4.into();
+                }
+                4 => {
+                    self.rx_len.d.next = self.rx_len.q.val() | bit_cast::<13, 8>(self.rx_byte.val());
+                    self.rx_crc.d.next = self.rx_crc_next.val();
+                    self.rx_count.d.next = 0.into();
+                    self.page_words.d.next = 0.into();
+                    self.byte_in_word.d.next = 0.into();
+                    // A page streams into the lane only when no command is
+                    // being served (its digest would be out of turn).
+                    self.rx_page.d.next = self.hdr_page.val() & !self.cmd_busy.q.val();
+                    if self.hdr_payload.val() {
+                        self.rx_state.d.next = 5.into();
+                    } else if self.hdr_empty.val() {
+                        self.rx_state.d.next = 6.into();
+                    } else {
+                        self.rx_state.d.next = 0.into();
+                        if !self.err_pending.q.val() {
+                            self.err_pending.d.next = true;
+                            self.err_code.d.next = 2.into();
+                            self.err_kind.d.next = self.rx_kind.q.val();
+                            self.err_tag.d.next = self.rx_tag.q.val();
+                        }
+                    }
+                }
+                5 => {
+                    self.rx_crc.d.next = self.rx_crc_next.val();
+                    self.rx_count.d.next = self.rx_count.q.val() + 1;
+                    if self.rx_count.q.val() < 24 {
+                        self.rx_shift.d.next = (self.rx_shift.q.val() << 8) | bit_cast::<192, 8>(self.rx_byte.val());
+                    } else if self.rx_page.q.val() {
+                        self.assembly.d.next = (self.assembly.q.val() << 8) | bit_cast::<24, 8>(self.rx_byte.val());
+                        self.byte_in_word.d.next = self.byte_in_word.q.val() + 1;
+                        if self.byte_in_word.q.val() == 3 {
+                            self.word.d.next = (bit_cast::<32, 24>(self.assembly.q.val()) << 8)
+                                | bit_cast::<32, 8>(self.rx_byte.val());
+                            self.word_pending.d.next = true;
+                            self.page_words.d.next = self.page_words.q.val() + 1;
+                        }
+                    }
+                    if self.rx_count.q.val() + 1 == self.rx_len.q.val() {
+                        self.rx_state.d.next = 6.into();
+                    }
+                }
+                6 => {
+                    self.rx_crc_hi.d.next = self.rx_byte.val();
+                    self.rx_state.d.next = 7.into();
+                }
+                7 => {
+                    self.rx_state.d.next = 0.into();
+                    self.rx_done.d.next = true;
+                    self.rx_good.d.next = ((bit_cast::<16, 8>(self.rx_crc_hi.q.val()) << 8)
+                        | bit_cast::<16, 8>(self.rx_byte.val()))
+                        == self.rx_crc.q.val();
+                }
+                _ => {}
+            }
+        }
+        // A frame that stops arriving is abandoned; a page already begun is
+        // completed with zero words so the lane stays in step.
+        if (self.rx_gap.q.val() == self.k_rx_timeout.val()) & (self.rx_state.q.val() != 8) {
+            self.rx_state.d.next = 0.into();
+            if self.rx_page.q.val() & ((self.page_words.q.val() != 0) | (self.byte_in_word.q.val() != 0)) {
+                self.rx_state.d.next = 8.into();
+            }
+            if !self.err_pending.q.val() {
+                self.err_pending.d.next = true;
+                self.err_code.d.next = 3.into();
+                self.err_kind.d.next = self.rx_kind.q.val();
+                self.err_tag.d.next = self.rx_tag.q.val();
+            }
+        }
+        if (self.rx_state.q.val() == 8) & !self.word_pending.q.val() {
+            if self.page_words.q.val() == 1024 {
+                self.page_drop.d.next = true;
+                self.rx_state.d.next = 0.into();
+            } else {
+                self.word.d.next = 0.into();
+                self.word_pending.d.next = true;
+                self.page_words.d.next = self.page_words.q.val() + 1;
+            }
+        }
+
+        // A whole frame: act on it (the clock after its last byte).
+        self.answer_ok.next = (self.rx_tag.q.val() == self.seq.q.val()) & !self.tx_is_req.q.val();
+        self.complete.d.next = false;
+        if self.rx_done.q.val() {
+            if !self.rx_good.q.val() {
+                if !self.err_pending.q.val() {
+                    self.err_pending.d.next = true;
+                    self.err_code.d.next = 1.into();
+                    self.err_kind.d.next = self.rx_kind.q.val();
+                    self.err_tag.d.next = self.rx_tag.q.val();
+                }
+                self.page_drop.d.next = self.rx_page.q.val();
+            } else if self.rx_kind.q.val() == 0x43 {
+                if self.cmd_busy.q.val() | self.rsp_pending.q.val() | (self.page_frame.val() & !self.rx_page.q.val()) {
+                    if !self.err_pending.q.val() {
+                        self.err_pending.d.next = true;
+                        self.err_code.d.next = 4.into();
+                        self.err_kind.d.next = self.rx_kind.q.val();
+                        self.err_tag.d.next = self.rx_tag.q.val();
+                    }
+                    self.page_drop.d.next = self.rx_page.q.val();
+                } else if !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.val())
+                    | ((self.op.val().get_bits::<7>(0) != 0)
+                        & (self.op.val().get_bits::<7>(0) < 8)
+                        & !self.page_frame.val()))
+                {
+                    // Not a command the core can take: ErrMalformed.
+                    self.r_tag.d.next = self.rx_tag.q.val();
+                    self.r_status.d.next = 10.into();
+                    self.r_value.d.next = 0.into();
+                    self.r_flags.d.next = 0.into();
+                    self.r_clean.d.next = self.clean_count.q.val();
+                    self.r_ever.d.next = true;
+                    self.rsp_pending.d.next = true;
+                    self.page_drop.d.next = self.rx_page.q.val();
+                } else if (self.op.val().get_bits::<7>(0) == 5) & (self.lpa.val() >= 12) & (self.lpa.val() < 18) {
+                    self.r_tag.d.next = self.rx_tag.q.val();
+                    self.r_status.d.next = 5.into();
+                    self.r_value.d.next = self.idx_value.val();
+                    self.r_flags.d.next = 0.into();
+                    self.r_clean.d.next = self.clean_count.q.val();
+                    self.r_ever.d.next = true;
+                    self.rsp_pending.d.next = true;
+                } else {
+                    self.cmd_go.d.next = true;
+                    self.cmd_busy.d.next = true;
+                    self.hold.d.next = self.op.val().get_bit(7);
+                }
+            } else if self.rx_kind.q.val() == 0x41 {
+                if self.r_ever.q.val() & !self.cmd_busy.q.val() {
+                    self.rsp_pending.d.next = true;
+                }
+            } else if self.answer_ok.val() {
+                if (self.rx_kind.q.val() == 0x46) & (self.req_kind.q.val() == 4) {
+                    self.complete.d.next = true;
+                } else if (self.rx_kind.q.val() == 0x44) & (self.req_kind.q.val() == 2) {
+                    self.complete.d.next = true;
+                } else if (self.rx_kind.q.val() == 0x4b)
+                    & ((self.req_kind.q.val() == 1) | (self.req_kind.q.val() == 3) | (self.req_kind.q.val() == 5))
+                {
+                    self.complete.d.next = true;
+                }
+            }
+        }
+
+        // --- Requests to the host: one at a time, resent until answered ----
+        // Kinds: 1 relocation, 2 memory read, 3 memory write, 4 fingerprint
+        // read, 5 fingerprint write.
+        self.comp_kind.d.next = self.req_kind.q.val();
+        self.core.mv_ready.next = self.complete.q.val() & (self.comp_kind.q.val() == 1);
+        self.core.mem_req_ready.next =
+            self.complete.q.val() & ((self.comp_kind.q.val() == 2) | (self.comp_kind.q.val() == 3));
+        self.core.fp_req_ready.next =
+            self.complete.q.val() & ((self.comp_kind.q.val() == 4) | (self.comp_kind.q.val() == 5));
+        self.mem_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == 2);
+        self.fp_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == 4);
+        if self.complete.q.val() {
+            self.req_kind.d.next = 0.into();
+            self.seq.d.next = self.seq.q.val() + 1;
+        } else if self.req_kind.q.val() == 0 {
+            self.req_due.d.next = true;
+            self.req_timer.d.next = 0.into();
+            if self.core.mv_valid.val() {
+                self.req_kind.d.next = 1.into();
+            } else if self.core.mem_req_valid.val() {
+                if self.core.mem_req_write.val() {
+                    self.req_kind.d.next = 3.into();
+                } else {
+                    self.req_kind.d.next = 2.into();
+                }
+            } else if self.core.fp_req_valid.val() {
+                self.req_fp_tag.d.next = self.core.fp_req_tag.val();
+                if self.core.fp_req_write.val() {
+                    self.req_kind.d.next = 5.into();
+                } else {
+                    self.req_kind.d.next = 4.into();
+                }
+            } else {
+                self.req_due.d.next = false;
+            }
+        } else if (self.req_kind.q.val() != 0) & !self.req_due.q.val() & !self.tx_is_req.q.val() {
+            self.req_timer.d.next = self.req_timer.q.val() + 1;
+            if self.req_timer.q.val() == self.k_resend.val() {
+                self.req_due.d.next = true;
+                self.req_timer.d.next = 0.into();
+            }
+        }
+
+        // --- Transmitter: errors, then responses, then requests ------------
+        self.tcrc_x1.next = ((self.tx_crc.q.val() >> 8) ^ bit_cast::<16, 8>(self.tx_data.q.val())) & 0xff;
+        self.tcrc_x2.next = self.tcrc_x1.val() ^ (self.tcrc_x1.val() >> 4);
+        self.tx_crc_next.next =
+            (self.tx_crc.q.val() << 8) ^ (self.tcrc_x2.val() << 12) ^ (self.tcrc_x2.val() << 5) ^ self.tcrc_x2.val();
+        self.uart_tx.valid.next = (self.tx_kind.q.val() != 0) & self.tx_fresh.q.val();
+        self.tx_accept.next = self.uart_tx.valid.val() & self.uart_tx.ready.val();
+        self.tx_last.next = self.tx_index.q.val() == (self.tx_len.q.val() + 6);
+        self.tx_fresh.d.next = self.tx_kind.q.val() != 0;
+        if self.tx_kind.q.val() == 0 {
+            self.tx_index.d.next = 0.into();
+            self.tx_crc.d.next = 0xffff.into();
+            if self.err_pending.q.val() {
+                self.tx_kind.d.next = 0x45.into();
+                self.tx_tag.d.next = self.err_tag.q.val();
+                self.tx_len.d.next = 2.into();
+            } else if self.rsp_pending.q.val() {
+                self.tx_kind.d.next = 0x52.into();
+                self.tx_tag.d.next = self.r_tag.q.val();
+                self.tx_len.d.next = 8.into();
+            } else if self.req_due.q.val()
+                & (self.req_kind.q.val() != 0)
+                & !self.complete.q.val()
+                & !self.rx_done.q.val()
+            {
+                self.tx_tag.d.next = self.seq.q.val();
+                self.tx_is_req.d.next = true;
+                self.req_due.d.next = false;
+                self.req_timer.d.next = 0.into();
+                if self.req_kind.q.val() == 1 {
+                    self.tx_kind.d.next = 0x56.into();
+                    self.tx_len.d.next = 6.into();
+                } else if self.req_kind.q.val() == 2 {
+                    self.tx_kind.d.next = 0x4d.into();
+                    self.tx_len.d.next = 4.into();
+                } else if self.req_kind.q.val() == 3 {
+                    self.tx_kind.d.next = 0x4e.into();
+                    self.tx_len.d.next = 12.into();
+                } else if self.req_kind.q.val() == 4 {
+                    self.tx_kind.d.next = 0x51.into();
+                    self.tx_len.d.next = 2.into();
+                } else {
+                    self.tx_kind.d.next = 0x57.into();
+                    self.tx_len.d.next = 22.into();
+                }
+            }
+        } else if self.tx_accept.val() {
+            self.tx_index.d.next = self.tx_index.q.val() + 1;
+            self.tx_fresh.d.next = false;
+            if (self.tx_index.q.val() != 0) & (self.tx_index.q.val() < (self.tx_len.q.val() + 5)) {
+                self.tx_crc.d.next = self.tx_crc_next.val();
+            }
+            if self.tx_last.val() {
+                self.tx_kind.d.next = 0.into();
+                self.tx_is_req.d.next = false;
+                if self.tx_kind.q.val() == 0x45 {
+                    self.err_pending.d.next = false;
+                    self.link_error_seen.d.next = true;
+                } else if self.tx_kind.q.val() == 0x52 {
+                    self.rsp_pending.d.next = false;
+                    self.responses_sent.d.next = self.responses_sent.q.val() + 1;
+                }
+            }
+        }
+        self.tx_byte.next = 0.into();
+        match self.tx_index.q.val().index() {
+            0 => {
+                self.tx_byte.next = 0xa5.into();
+            }
+            1 => {
+                self.tx_byte.next = self.tx_kind.q.val();
+            }
+            2 => {
+                self.tx_byte.next = self.tx_tag.q.val();
+            }
+            4 => {
+                self.tx_byte.next = bit_cast::<8, 5>(self.tx_len.q.val());
+            }
+            5 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = bit_cast::<8, 4>(self.r_status.q.val());
+                } else if self.tx_kind.q.val() == 0x56 {
+                    self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(16);
+                } else if self.tx_kind.q.val() == 0x51 {
+                    self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(8);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(8);
+                } else if self.tx_kind.q.val() == 0x4d {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(24);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(24);
+                } else if self.tx_kind.q.val() == 0x45 {
+                    self.tx_byte.next = self.err_code.q.val();
+                }
+            }
+            6 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(24);
+                } else if self.tx_kind.q.val() == 0x56 {
+                    self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(8);
+                } else if self.tx_kind.q.val() == 0x51 {
+                    self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(0);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(0);
+                } else if self.tx_kind.q.val() == 0x4d {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(16);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(16);
+                } else if self.tx_kind.q.val() == 0x45 {
+                    self.tx_byte.next = self.err_kind.q.val();
+                }
+            }
+            7 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(16);
+                } else if self.tx_kind.q.val() == 0x56 {
+                    self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(0);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(152);
+                } else if self.tx_kind.q.val() == 0x4d {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(8);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(8);
+                }
+            }
+            8 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(8);
+                } else if self.tx_kind.q.val() == 0x56 {
+                    self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(16);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(144);
+                } else if self.tx_kind.q.val() == 0x4d {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(0);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(0);
+                }
+            }
+            9 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(0);
+                } else if self.tx_kind.q.val() == 0x56 {
+                    self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(8);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(136);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(56);
+                }
+            }
+            10 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = bit_cast::<8, 3>(self.r_flags.q.val());
+                } else if self.tx_kind.q.val() == 0x56 {
+                    self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(0);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(128);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(48);
+                }
+            }
+            11 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = self.r_clean.q.val().get_bits::<8>(8);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(120);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(40);
+                }
+            }
+            12 => {
+                if self.tx_kind.q.val() == 0x52 {
+                    self.tx_byte.next = self.r_clean.q.val().get_bits::<8>(0);
+                } else if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(112);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(32);
+                }
+            }
+            13 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(104);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(24);
+                }
+            }
+            14 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(96);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(16);
+                }
+            }
+            15 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(88);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(8);
+                }
+            }
+            16 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(80);
+                } else if self.tx_kind.q.val() == 0x4e {
+                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(0);
+                }
+            }
+            17 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(72);
+                }
+            }
+            18 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(64);
+                }
+            }
+            19 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(56);
+                }
+            }
+            20 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(48);
+                }
+            }
+            21 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(40);
+                }
+            }
+            22 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(32);
+                }
+            }
+            23 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(24);
+                }
+            }
+            24 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(16);
+                }
+            }
+            25 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(8);
+                }
+            }
+            26 => {
+                if self.tx_kind.q.val() == 0x57 {
+                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(0);
+                }
+            }
+            _ => {}
+        }
+        if self.tx_index.q.val() == (self.tx_len.q.val() + 5) {
+            self.tx_byte.next = self.tx_crc.q.val().get_bits::<8>(8);
+        } else if self.tx_index.q.val() == (self.tx_len.q.val() + 6) {
+            self.tx_byte.next = self.tx_crc.q.val().get_bits::<8>(0);
+        }
+        // The byte on offer is registered: it is offered the clock after its
+        // index is steady (and the CRC after its last byte was counted).
+        self.tx_data.d.next = self.tx_byte.val();
+        self.uart_tx.data.next = self.tx_data.q.val();
+        self.usb_tx.next = self.uart_tx.tx.val();
+
+        self.heartbeat.d.next = self.heartbeat.q.val() + 1;
+        self.led.next = (bit_cast::<8, 4>(self.responses_sent.q.val()) << 4)
+            | (bit_cast::<8, 1>(self.link_error_seen.q.val().into()) << 3)
+            | (bit_cast::<8, 1>(self.framing_seen.q.val().into()) << 2)
+            | (bit_cast::<8, 1>(self.cmd_busy.q.val().into()) << 1)
+            | bit_cast::<8, 1>(self.heartbeat.q.val().get_bit(25).into());
+
+        if self.reset.q.val() {
+            self.rx_state.d.next = 0.into();
+            self.rx_done.d.next = false;
+            self.word_pending.d.next = false;
+            self.page_drop.d.next = false;
+            self.cmd_go.d.next = false;
+            self.cmd_busy.d.next = false;
+            self.hold.d.next = false;
+            self.r_ever.d.next = false;
+            self.rsp_pending.d.next = false;
+            self.clean_count.d.next = 0.into();
+            self.err_pending.d.next = false;
+            self.req_kind.d.next = 0.into();
+            self.req_due.d.next = false;
+            self.seq.d.next = 0.into();
+            self.complete.d.next = false;
+            self.mem_rsp_next.d.next = false;
+            self.fp_rsp_next.d.next = false;
+            self.tx_kind.d.next = 0.into();
+            self.tx_is_req.d.next = false;
+            self.framing_seen.d.next = false;
+            self.link_error_seen.d.next = false;
+            self.responses_sent.d.next = 0.into();
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! The board link's framed protocol, in software: what
+//! [`CoreBoardTop`](super::CoreBoardTop) speaks over the USB UART, and what
+//! the host driver and the cosimulation tests speak to it.
+//!
+//! Every frame, both ways: `SYNC kind tag len_hi len_lo payload[len] crc_hi
+//! crc_lo`. The CRC is CRC-16/CCITT-FALSE (polynomial 0x1021, initial value
+//! 0xFFFF) over `kind` to the end of the payload. Multi-byte fields are
+//! big-endian. A receiver hunts for `SYNC`, checks that the kind is known and
+//! the length is the kind's, and then the CRC; on any failure it drops what
+//! it has and hunts again, so it resynchronises after garbage or a lost
+//! byte. The board also abandons a frame left incomplete for its receive
+//! timeout.
+//!
+//! Host to board:
+//! - `C` command, tag = the command's tag: `op lpa[3] fp[20]` (24 bytes),
+//!   and for `WRITE` the page after it (4,120 bytes). Bit 7 of `op`
+//!   ([`MORE`]) holds the background cleaner until the next command.
+//! - `F` fingerprint (answer to `Q`), `D` FTL memory word (answer to `M`),
+//!   `K` acknowledgement (of `W`, `N`, `V`): tag = the request's sequence tag.
+//! - `A` again: send the last response once more (tag unused).
+//!
+//! Board to host:
+//! - `R` response, tag = the command's: `status value[4] flags cleaned[2]`,
+//!   where `cleaned` counts (mod 2^16) the background cleaner's steps
+//!   before this command, so a host can replay them in the golden model.
+//! - Requests, one at a time, each with the next sequence tag and resent
+//!   until answered: `V` relocation `from[3] to[3]`; `Q` fingerprint read
+//!   `entry[2]`; `W` fingerprint write `entry[2] fp[20]`; `M` FTL memory read
+//!   `addr[4]`; `N` FTL memory write `addr[4] data[8]`. A resent request
+//!   carries the same tag; applying a write twice is harmless.
+//! - `E` error `code kind`, tag = the rejected frame's: see [`error`]. A
+//!   rejected command is not executed (a `WRITE`'s page is discarded).
+//!
+//! `STATS` selectors 12 to 17 read the index's counters (in the order of
+//! [`crate::index::model::IndexStats`]); a command the core cannot take
+//! (an opcode above 7, or a page with a non-`WRITE` or none with a `WRITE`) is answered `R` with
+//! status `ErrMalformed`.
+pub const SYNC: u8 = 0xA5;
+
+/// Frame kinds.
+pub mod kind {
+    pub const COMMAND: u8 = b'C';
+    pub const FP_DATA: u8 = b'F';
+    pub const MEM_DATA: u8 = b'D';
+    pub const ACK: u8 = b'K';
+    pub const AGAIN: u8 = b'A';
+    pub const RESPONSE: u8 = b'R';
+    pub const MOVE: u8 = b'V';
+    pub const FP_READ: u8 = b'Q';
+    pub const FP_WRITE: u8 = b'W';
+    pub const MEM_READ: u8 = b'M';
+    pub const MEM_WRITE: u8 = b'N';
+    pub const ERROR: u8 = b'E';
+}
+
+/// The codes of an `E` frame.
+pub mod error {
+    /// The frame's CRC did not match.
+    pub const CHECKSUM: u8 = 1;
+    /// Unknown kind, or a length the kind does not have.
+    pub const HEADER: u8 = 2;
+    /// The frame stopped arriving before its end (receive timeout).
+    pub const TRUNCATED: u8 = 3;
+    /// A command arrived while another was still being served.
+    pub const BUSY: u8 = 4;
+}
+
+/// Op-byte flag: more commands of this batch follow (hold the cleaner).
+pub const MORE: u8 = 0x80;
+/// Payload length of a command frame without a page.
+pub const COMMAND_LEN: usize = 24;
+/// Payload length of a `WRITE` command frame.
+pub const WRITE_COMMAND_LEN: usize = COMMAND_LEN + 4096;
+/// First `STATS` selector that reads the index's counters.
+pub const INDEX_STATS_BASE: u32 = 12;
+
+/// The payload lengths a kind may have, host to board (`from_host`) or board
+/// to host; `None` for a kind that direction does not carry.
+pub fn payload_lens(frame_kind: u8, from_host: bool) -> Option<&'static [usize]> {
+    use kind::*;
+    Some(match (frame_kind, from_host) {
+        (COMMAND, true) => &[COMMAND_LEN, WRITE_COMMAND_LEN],
+        (FP_DATA, true) => &[20],
+        (MEM_DATA, true) => &[8],
+        (ACK | AGAIN, true) => &[0],
+        (RESPONSE, false) => &[8],
+        (MOVE, false) => &[6],
+        (FP_READ, false) => &[2],
+        (FP_WRITE, false) => &[22],
+        (MEM_READ, false) => &[4],
+        (MEM_WRITE, false) => &[12],
+        (ERROR, false) => &[2],
+        _ => return None,
+    })
+}
+
+/// One CRC-16/CCITT-FALSE step over a byte (the hardware does the same).
+pub fn crc16_update(crc: u16, byte: u8) -> u16 {
+    let mut x = ((crc >> 8) ^ byte as u16) & 0xff;
+    x ^= x >> 4;
+    (crc << 8) ^ (x << 12) ^ (x << 5) ^ x
+}
+
+/// CRC-16/CCITT-FALSE of `bytes`.
+pub fn crc16(bytes: &[u8]) -> u16 {
+    bytes.iter().fold(0xffff, |crc, &b| crc16_update(crc, b))
+}
+
+/// One frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub kind: u8,
+    pub tag: u8,
+    pub payload: Vec<u8>,
+}
+
+impl Frame {
+    pub fn new(kind: u8, tag: u8, payload: Vec<u8>) -> Self {
+        Frame { kind, tag, payload }
+    }
+
+    /// The frame's bytes on the wire.
+    pub fn encode(&self) -> Vec<u8> {
+        let len = self.payload.len() as u16;
+        let mut out = Vec::with_capacity(self.payload.len() + 7);
+        out.extend_from_slice(&[SYNC, self.kind, self.tag, (len >> 8) as u8, len as u8]);
+        out.extend_from_slice(&self.payload);
+        let crc = crc16(&out[1..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+        out
+    }
+
+    /// A command frame: `op lpa fp`, then the page for a `WRITE`.
+    pub fn command(op: u8, tag: u8, lpa: u32, fp: &[u8; 20], page: Option<&[u8; 4096]>) -> Self {
+        let mut payload = Vec::with_capacity(WRITE_COMMAND_LEN);
+        payload.push(op);
+        payload.extend_from_slice(&lpa.to_be_bytes()[1..]);
+        payload.extend_from_slice(fp);
+        if let Some(page) = page {
+            payload.extend_from_slice(page);
+        }
+        Frame::new(kind::COMMAND, tag, payload)
+    }
+
+    /// The big-endian number in payload bytes `at..at + n`.
+    pub fn field(&self, at: usize, n: usize) -> u64 {
+        self.payload[at..at + n].iter().fold(0, |acc, &b| (acc << 8) | b as u64)
+    }
+}
+
+/// Why a receiver dropped what it had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    #[error("frame header with unknown kind {kind:#04x} or a length ({len}) it does not have")]
+    Header { kind: u8, len: usize },
+    #[error("frame {kind:?} (tag {tag}) failed its CRC")]
+    Checksum { kind: char, tag: u8 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RxState {
+    Hunt,
+    Kind,
+    Tag,
+    LenHi,
+    LenLo,
+    Payload,
+    CrcHi,
+    CrcLo,
+}
+
+/// A byte-at-a-time frame receiver with the board's rules (hunt for `SYNC`,
+/// check kind and length, then the CRC).
+pub struct Deframer {
+    from_host: bool,
+    state: RxState,
+    kind: u8,
+    tag: u8,
+    len: usize,
+    payload: Vec<u8>,
+    crc_hi: u8,
+    /// Bytes skipped while hunting for `SYNC`.
+    pub skipped: u64,
+}
+
+impl Deframer {
+    /// A receiver of frames sent by the host (`from_host`) or by the board.
+    pub fn new(from_host: bool) -> Self {
+        Deframer {
+            from_host,
+            state: RxState::Hunt,
+            kind: 0,
+            tag: 0,
+            len: 0,
+            payload: Vec::new(),
+            crc_hi: 0,
+            skipped: 0,
+        }
+    }
+
+    /// True between a frame's `SYNC` and its last byte.
+    pub fn in_frame(&self) -> bool {
+        self.state != RxState::Hunt
+    }
+
+    /// Drops a partial frame (a receive timeout).
+    pub fn abandon(&mut self) {
+        self.state = RxState::Hunt;
+    }
+
+    /// Takes one byte; returns a frame (or why one was dropped) when one ends.
+    pub fn push(&mut self, byte: u8) -> Option<Result<Frame, FrameError>> {
+        match self.state {
+            RxState::Hunt => {
+                if byte == SYNC {
+                    self.state = RxState::Kind;
+                } else {
+                    self.skipped += 1;
+                }
+            }
+            RxState::Kind => {
+                self.kind = byte;
+                self.state = RxState::Tag;
+            }
+            RxState::Tag => {
+                self.tag = byte;
+                self.state = RxState::LenHi;
+            }
+            RxState::LenHi => {
+                self.len = (byte as usize) << 8;
+                self.state = RxState::LenLo;
+            }
+            RxState::LenLo => {
+                self.len |= byte as usize;
+                if !payload_lens(self.kind, self.from_host).is_some_and(|lens| lens.contains(&self.len)) {
+                    self.state = RxState::Hunt;
+                    return Some(Err(FrameError::Header { kind: self.kind, len: self.len }));
+                }
+                self.payload.clear();
+                self.state = if self.len == 0 { RxState::CrcHi } else { RxState::Payload };
+            }
+            RxState::Payload => {
+                self.payload.push(byte);
+                if self.payload.len() == self.len {
+                    self.state = RxState::CrcHi;
+                }
+            }
+            RxState::CrcHi => {
+                self.crc_hi = byte;
+                self.state = RxState::CrcLo;
+            }
+            RxState::CrcLo => {
+                self.state = RxState::Hunt;
+                let mut covered = vec![self.kind, self.tag, (self.len >> 8) as u8, self.len as u8];
+                covered.extend_from_slice(&self.payload);
+                if crc16(&covered) != u16::from_be_bytes([self.crc_hi, byte]) {
+                    return Some(Err(FrameError::Checksum { kind: self.kind as char, tag: self.tag }));
+                }
+                return Some(Ok(Frame::new(self.kind, self.tag, std::mem::take(&mut self.payload))));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc16_is_ccitt_false() {
+        // The standard check value of CRC-16/CCITT-FALSE.
+        assert_eq!(crc16(b"123456789"), 0x29b1);
+    }
+
+    #[test]
+    fn frames_round_trip_and_resynchronise_after_garbage_and_corruption() {
+        let a = Frame::new(kind::RESPONSE, 7, vec![5, 0, 0, 1, 2, 0, 0, 3]);
+        let b = Frame::new(kind::MEM_READ, 8, vec![0x10, 0, 0, 4]);
+        let mut bad = a.encode();
+        bad[7] ^= 0x40;
+        let mut wire = vec![0x00, SYNC, 0x99, 0x13];
+        wire.extend(bad);
+        wire.extend(a.encode());
+        wire.extend(b.encode());
+        let mut rx = Deframer::new(false);
+        let got: Vec<_> = wire.iter().filter_map(|&byte| rx.push(byte)).collect();
+        assert_eq!(
+            got,
+            vec![Err(FrameError::Header { kind: 0x99, len: 0xa552 }), Ok(a.clone()), Ok(b.clone())],
+            "the garbage's bad header swallowed the corrupted frame's start; the next two frames came through"
+        );
+        let mut rx = Deframer::new(false);
+        let mut corrupted = a.encode();
+        corrupted[9] ^= 1;
+        let got: Vec<_> = corrupted.iter().chain(b.encode().iter()).filter_map(|&byte| rx.push(byte)).collect();
+        assert_eq!(got, vec![Err(FrameError::Checksum { kind: 'R', tag: 7 }), Ok(b)]);
+    }
+
+    #[test]
+    fn a_command_frame_lays_out_op_lpa_fp_and_page() {
+        let page = [0x5a; 4096];
+        let f = Frame::command(0, 3, 0x012345, &[9; 20], Some(&page));
+        assert_eq!(f.payload.len(), WRITE_COMMAND_LEN);
+        assert_eq!(f.field(0, 1), 0);
+        assert_eq!(f.field(1, 3), 0x012345);
+        assert_eq!(&f.encode()[..5], &[SYNC, b'C', 3, 0x10, 0x18]);
+    }
+}
