@@ -81,6 +81,13 @@ pub struct LinkTransport<P: BytePipe> {
     last_request: Option<u8>,
     clean_seen: u16,
     stats: LinkStats,
+    trace: bool,
+}
+
+/// Frames as one line of text, for `DITTO_LINK_TRACE=1`.
+fn describe(f: &Frame) -> String {
+    let shown = &f.payload[..f.payload.len().min(24)];
+    format!("{} tag {:3} len {:4} {:02x?}", f.kind as char, f.tag, f.payload.len(), shown)
 }
 
 impl<P: BytePipe> LinkTransport<P> {
@@ -100,6 +107,7 @@ impl<P: BytePipe> LinkTransport<P> {
             last_request: None,
             clean_seen: 0,
             stats: LinkStats::default(),
+            trace: std::env::var_os("DITTO_LINK_TRACE").is_some(),
         };
         // Learn the tag of the board's last response (a new tag must differ
         // from it), serving whatever the board asks meanwhile.
@@ -152,6 +160,9 @@ impl<P: BytePipe> LinkTransport<P> {
 
     fn send(&mut self, frame: &Frame) -> Result<(), DriverError> {
         self.stats.frames_sent += 1;
+        if self.trace {
+            eprintln!("{:>12} host  -> {}", self.pipe.cycles(), describe(frame));
+        }
         self.pipe.send(&frame.encode())
     }
 
@@ -160,6 +171,9 @@ impl<P: BytePipe> LinkTransport<P> {
         loop {
             if let Some(f) = self.queue.pop_front() {
                 self.stats.frames_received += 1;
+                if self.trace {
+                    eprintln!("{:>12} board -> {}", self.pipe.cycles(), describe(&f));
+                }
                 return Ok(Some(f));
             }
             let mut bytes = Vec::new();
@@ -173,7 +187,12 @@ impl<P: BytePipe> LinkTransport<P> {
             for b in bytes {
                 match self.rx.push(b) {
                     Some(Ok(f)) => self.queue.push_back(f),
-                    Some(Err(_)) => self.stats.bad_frames += 1,
+                    Some(Err(e)) => {
+                        self.stats.bad_frames += 1;
+                        if self.trace {
+                            eprintln!("{:>12} board -> damaged: {e}", self.pipe.cycles());
+                        }
+                    }
                     None => {}
                 }
             }
@@ -238,6 +257,9 @@ impl<P: BytePipe> LinkTransport<P> {
         loop {
             let Some(f) = self.next_frame()? else {
                 silences += 1;
+                if self.trace {
+                    eprintln!("{:>12} silence", self.pipe.cycles());
+                }
                 if silences >= SILENCES_BEFORE_AGAIN {
                     silences = 0;
                     agains += 1;
@@ -431,6 +453,19 @@ pub struct Faults {
     pub seed: u64,
 }
 
+/// One deliberate damage to the next frame sent to the board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Damage {
+    /// Flip bit `bit` of byte `at`.
+    Flip { at: usize, bit: u8 },
+    /// Lose byte `at`.
+    Drop { at: usize },
+    /// Send only the first `keep` bytes.
+    Truncate { keep: usize },
+    /// Send these bytes first.
+    Garbage(Vec<u8>),
+}
+
 /// The cosimulated whole-core board top (Verilator model `board_cu_core`),
 /// reached through its UART pins by a bit-level UART peer.
 pub struct CosimUartPipe<M: std::borrow::BorrowMut<ditto_sim::Model>> {
@@ -442,6 +477,8 @@ pub struct CosimUartPipe<M: std::borrow::BorrowMut<ditto_sim::Model>> {
     patience: u64,
     faults: Faults,
     rng: rand::rngs::StdRng,
+    next_damage: Option<(usize, Damage)>,
+    flip_from_board: Option<usize>,
 }
 
 /// The cosimulation model of the Cu's whole-core board top.
@@ -469,6 +506,8 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> CosimUartPipe<M> {
             patience: setup.rx_timeout as u64 * 3,
             faults: Faults::default(),
             rng: rand::SeedableRng::seed_from_u64(0),
+            next_damage: None,
+            flip_from_board: None,
         };
         for _ in 0..64 {
             pipe.step();
@@ -480,6 +519,21 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> CosimUartPipe<M> {
     pub fn set_faults(&mut self, faults: Faults) {
         self.faults = faults;
         self.rng = rand::SeedableRng::seed_from_u64(faults.seed);
+    }
+
+    /// Damages the next frame sent to the board, once.
+    pub fn damage_next(&mut self, damage: Damage) {
+        self.damage_frame(0, damage);
+    }
+
+    /// Damages the `n`th frame (from 0) sent to the board from now, once.
+    pub fn damage_frame(&mut self, n: usize, damage: Damage) {
+        self.next_damage = Some((n, damage));
+    }
+
+    /// Flips the lowest bit of the `n`th byte (from 0) the board sends from now.
+    pub fn flip_from_board(&mut self, n: usize) {
+        self.flip_from_board = Some(self.taken + n);
     }
 
     /// The model (for a test's own probing).
@@ -508,6 +562,7 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> BytePipe for CosimUartPipe<M> 
     fn send(&mut self, bytes: &[u8]) -> Result<(), DriverError> {
         use rand::Rng;
         let f = self.faults;
+        let original = bytes.len();
         let mut bytes = bytes.to_vec();
         if self.rng.gen_bool(f.garbage) {
             let n = self.rng.gen_range(1..8);
@@ -517,6 +572,9 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> BytePipe for CosimUartPipe<M> 
         if self.rng.gen_bool(f.flip) {
             let at = self.rng.gen_range(0..bytes.len());
             bytes[at] ^= 1 << self.rng.gen_range(0..8);
+            if std::env::var_os("DITTO_LINK_TRACE").is_some() {
+                eprintln!("{:>12} damage: byte {at} of {original} flipped", self.cycles());
+            }
         }
         if self.rng.gen_bool(f.drop) {
             let at = self.rng.gen_range(0..bytes.len());
@@ -525,6 +583,28 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> BytePipe for CosimUartPipe<M> 
         if self.rng.gen_bool(f.truncate) {
             let keep = self.rng.gen_range(1..bytes.len());
             bytes.truncate(keep);
+        }
+        if std::env::var_os("DITTO_LINK_TRACE").is_some() && bytes.len() != original {
+            eprintln!("{:>12} damage: {} bytes sent as {}", self.cycles(), original, bytes.len());
+        }
+        let damage = match self.next_damage.take() {
+            Some((0, damage)) => Some(damage),
+            Some((n, damage)) => {
+                self.next_damage = Some((n - 1, damage));
+                None
+            }
+            None => None,
+        };
+        match damage {
+            None => {}
+            Some(Damage::Flip { at, bit }) => bytes[at] ^= 1 << bit,
+            Some(Damage::Drop { at }) => {
+                bytes.remove(at);
+            }
+            Some(Damage::Truncate { keep }) => bytes.truncate(keep),
+            Some(Damage::Garbage(garbage)) => {
+                bytes.splice(0..0, garbage);
+            }
         }
         self.peer.send(&bytes);
         Ok(())
@@ -542,8 +622,11 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> BytePipe for CosimUartPipe<M> 
                 }
             }
         }
-        for &b in &self.peer.received[self.taken..] {
+        for (i, &b) in self.peer.received.iter().enumerate().skip(self.taken) {
             let mut b = b;
+            if self.flip_from_board == Some(i) {
+                b ^= 1;
+            }
             if self.rng.gen_bool(self.faults.flip_to_host) {
                 b ^= 1 << self.rng.gen_range(0..8);
             }

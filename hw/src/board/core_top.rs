@@ -27,6 +27,9 @@
 //!   resent, is ignored.
 //! - A frame left incomplete for `rx_timeout` cycles is abandoned with an `E`
 //!   (`TRUNCATED`); bytes between frames are skipped.
+//! - A command with the tag of the last response is not run again: that
+//!   response is sent again (a host resends a command whose response it
+//!   did not get).
 //! - A command whose op byte has bit 7 set holds the background cleaner
 //!   until the next command (a host's batch runs back to back); the next
 //!   command without it releases the hold.
@@ -513,6 +516,11 @@ impl<
                     if self.rx_byte.val() == 0xa5 {
                         self.rx_state.d.next = 1.into();
                         self.rx_crc.d.next = 0xffff.into();
+                        // Nothing of this frame is in the lane yet (an
+                        // abandoned header must not pad the last frame's page).
+                        self.rx_page.d.next = false;
+                        self.page_words.d.next = 0.into();
+                        self.byte_in_word.d.next = 0.into();
                     }
                 }
                 1 => {
@@ -589,11 +597,12 @@ impl<
         // A frame that stops arriving is abandoned; a page already begun is
         // completed with zero words so the lane stays in step.
         if (self.rx_gap.q.val() == self.k_rx_timeout.val()) & (self.rx_state.q.val() != 8) {
+            // The error goes out once the page is padded: the host's resent
+            // frame must not arrive while the receiver still pads.
             self.rx_state.d.next = 0.into();
             if self.rx_page.q.val() & ((self.page_words.q.val() != 0) | (self.byte_in_word.q.val() != 0)) {
                 self.rx_state.d.next = 8.into();
-            }
-            if !self.err_pending.q.val() {
+            } else if !self.err_pending.q.val() {
                 self.err_pending.d.next = true;
                 self.err_code.d.next = 3.into();
                 self.err_kind.d.next = self.rx_kind.q.val();
@@ -604,6 +613,12 @@ impl<
             if self.page_words.q.val() == 1024 {
                 self.page_drop.d.next = true;
                 self.rx_state.d.next = 0.into();
+                if !self.err_pending.q.val() {
+                    self.err_pending.d.next = true;
+                    self.err_code.d.next = 3.into();
+                    self.err_kind.d.next = self.rx_kind.q.val();
+                    self.err_tag.d.next = self.rx_tag.q.val();
+                }
             } else {
                 self.word.d.next = 0.into();
                 self.word_pending.d.next = true;
@@ -631,6 +646,11 @@ impl<
                         self.err_kind.d.next = self.rx_kind.q.val();
                         self.err_tag.d.next = self.rx_tag.q.val();
                     }
+                    self.page_drop.d.next = self.rx_page.q.val();
+                } else if self.r_ever.q.val() & (self.rx_tag.q.val() == self.r_tag.q.val()) {
+                    // A command sent again after its response was lost: it
+                    // is not run twice; its response goes out again.
+                    self.rsp_pending.d.next = true;
                     self.page_drop.d.next = self.rx_page.q.val();
                 } else if !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.val())
                     | ((self.op.val().get_bits::<7>(0) != 0)

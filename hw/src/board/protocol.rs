@@ -19,6 +19,10 @@
 //!   `K` acknowledgement (of `W`, `N`, `V`): tag = the request's sequence tag.
 //! - `A` again: send the last response once more (tag unused).
 //!
+//! A command with the tag of the board's last response is not run again:
+//! the board sends that response again. So a host may resend a command
+//! whose response it missed; it must not reuse the last tag for a new one.
+//!
 //! Board to host:
 //! - `R` response, tag = the command's: `status value[4] flags cleaned[2]`,
 //!   where `cleaned` counts (mod 2^16) the background cleaner's steps
