@@ -64,7 +64,7 @@ pub struct LinkStats {
 
 /// Silent patience periods before the host asks for the response again.
 const SILENCES_BEFORE_AGAIN: u32 = 2;
-/// `A`s without any progress before the board is given up on.
+/// `A`s in a row without a frame from the board before it is given up on.
 const MAX_AGAINS: u32 = 25;
 
 /// A whole-core board top reached over a framed byte link, checked against
@@ -276,7 +276,8 @@ impl<P: BytePipe> LinkTransport<P> {
                 }
                 continue;
             };
-            silences = 0;
+            // Any frame is progress: the count of unanswered `A`s restarts.
+            (silences, agains) = (0, 0);
             match f.kind {
                 kind::RESPONSE if f.tag == tag => {
                     let status = Status::from_u8(f.payload[0]).ok_or_else(|| {

@@ -295,7 +295,9 @@ fn main() -> Result<()> {
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
             // A board top exists for configurations whose index table is on chip.
             let board = ditto_hw::config::board_verilog(&cfg).map(|v| (format!("ditto_{}.v", cfg.name), v));
-            for (file, text) in board.into_iter().chain([
+            let core_board = ditto_hw::config::core_board_verilog(&cfg, &ditto_hw::board::BoardSetup::CU)
+                .map(|v| (format!("ditto_{}_board_core.v", cfg.name), v));
+            for (file, text) in board.into_iter().chain(core_board).chain([
                 (format!("ditto_{}_hasher.v", cfg.name), ditto_hw::config::hasher_verilog(&cfg)),
                 (format!("ditto_{}_index.v", cfg.name), ditto_hw::config::index_verilog(&cfg)),
                 (format!("ditto_{}_core.v", cfg.name), ditto_hw::config::core_verilog(&cfg)),
