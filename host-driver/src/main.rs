@@ -103,7 +103,8 @@ enum Command {
         /// nextpnr seeds to try in order, until one meets timing.
         #[arg(long, value_delimiter = ',', default_values_t = synth::DEFAULT_SEEDS.to_vec())]
         seeds: Vec<u64>,
-        /// `board` (the default) builds the board top; `hasher` measures the
+        /// `board` (the default) builds the interim board top (hasher and
+        /// index); `core` the whole-core board top; `hasher` measures the
         /// bare hasher alone.
         #[arg(long, value_enum, default_value = "board")]
         block: synth::Block,

@@ -13,8 +13,12 @@ pub const DEFAULT_SEEDS: &[u64] = &[1, 2, 3, 4, 5];
 /// What to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Block {
-    /// The board top: the configuration's hardware behind the board's UART.
+    /// The interim board top: the configuration's hasher and index behind
+    /// the board's UART (what the Cu runs until the whole core fits).
     Board,
+    /// The whole-core board top ([`ditto_hw::board::CoreBoardTop`] built
+    /// with [`ditto_hw::board::BoardSetup::CU`]): the product's top.
+    Core,
     /// The configuration's bare SHA-1 hasher (lanes and their input FIFOs),
     /// placed on the HX8K's ct256 package (its 198 ports outnumber the Cu's
     /// pins) only to measure its own logic cells and Fmax.
@@ -47,6 +51,16 @@ pub fn synth_block(
             ALCHITRY_CU_PCF,
             ditto_synth::PACKAGE,
         ),
+        Block::Core => (
+            ditto_hw::config::core_board_verilog(config, &ditto_hw::board::BoardSetup::CU).ok_or_else(|| {
+                HostError::InvalidArgument(format!(
+                    "configuration `{}` keeps its index table in external memory and has no board top; use --config cu",
+                    config.name
+                ))
+            })?,
+            ALCHITRY_CU_PCF,
+            ditto_synth::PACKAGE,
+        ),
         Block::Hasher => {
             (ditto_hw::config::hasher_verilog(config), "# Block measurement: no pins are constrained.\n", "ct256")
         }
@@ -63,6 +77,7 @@ pub fn synth_block(
         seeds: seeds.to_vec(),
         board: match block {
             Block::Board => board.into(),
+            Block::Core => format!("{board} (whole core)"),
             Block::Hasher => format!("{board} (hasher block alone, HX8K ct256)"),
         },
         config: config.name.into(),

@@ -268,9 +268,46 @@ fn ingest_of_a_missing_path_is_a_clear_error() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot read /nonexistent/ditto-input"), "{err}");
-    let out = ditto(&["ingest", "--backend", "serial:/dev/ttyUSB1"]);
+    let out = ditto(&["ingest", "--backend", "serial:/dev/nonexistent-ditto-tty"]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not built yet"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("serial port /dev/nonexistent-ditto-tty"), "{err}");
+    // The board backends have the board's own configuration and geometry.
+    let out = ditto(&["ingest", "--backend", "board-cosim", "--config", "large"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use --config cu"), "{out:?}");
+    let out = ditto(&["ingest", "--backend", "board-cosim", "--devices", "2"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the board serves 64 pages of 4 KiB on 1 device"), "{out:?}");
+}
+
+#[test]
+fn ingest_through_the_cosimulated_board_link_counts_exactly_and_stores_every_page() {
+    // 40 pages with 9 distinct contents, through the Cu's whole-core board
+    // top driven bit by bit on its UART pins.
+    let dir = temp_dir("ingest-board");
+    let mut bytes = Vec::new();
+    for i in 0..40u32 {
+        bytes.extend(std::iter::repeat_n((i * i % 9) as u8 + 1, 4096));
+    }
+    let input = dir.join("image.bin");
+    std::fs::write(&input, &bytes).unwrap();
+    let store = temp_dir("ingest-board-store");
+    let out = ditto(&[
+        "ingest",
+        input.to_str().unwrap(),
+        "--backend",
+        "board-cosim",
+        "--store",
+        store.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let distinct: std::collections::HashSet<_> = bytes.chunks(4096).collect();
+    assert_eq!((r["pages"].as_u64(), r["unique_pages"].as_u64()), (Some(40), Some(distinct.len() as u64)), "{r}");
+    assert!(r["backend"].as_str().unwrap().starts_with("board-cosim"), "{r}");
+    let held = std::fs::read(store.join("device0.img")).unwrap();
+    let held: std::collections::HashSet<_> = held.chunks(4096).collect();
+    assert!(distinct.iter().all(|p| held.contains(p)), "a distinct page is missing from the store");
 }
 
 /// A trace line in the FIU format for one 4 KiB page.
