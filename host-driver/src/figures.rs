@@ -21,11 +21,20 @@ pub enum FiguresError {
     Io { path: String, source: std::io::Error },
 }
 
+/// What `ditto synth --block core` gave: a placed design, or the logic
+/// cells it needs beyond the device's.
+#[derive(Clone, Debug)]
+pub enum CoreBoardFit {
+    Placed(FlowReport),
+    DoesNotFit { used: u64, available: u64 },
+}
+
 /// The Markdown block for the given measurements.
 pub fn render(
     hashers: &[HasherBench],
     board: &FlowReport,
     block: &FlowReport,
+    core_board: &CoreBoardFit,
     index: &[IndexBench],
     capacity: &IndexCapacity,
     core: &[CoreBench],
@@ -54,7 +63,7 @@ pub fn render(
     writeln!(md, "| what | command | logic cells | LUT4 | flip-flops | carries | EBRs | Fmax | seed |").unwrap();
     writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
     for (what, cmd, r) in [
-        ("board top: hasher + index + UART + glue", "ditto synth --board alchitry-cu --config cu", board),
+        ("interim board top: hasher + index + UART + glue", "ditto synth --board alchitry-cu --config cu", board),
         ("hasher alone (for `cu`: one engine)", "ditto synth --config cu --block hasher", block),
     ] {
         writeln!(
@@ -71,6 +80,27 @@ pub fn render(
             r.seed
         )
         .unwrap();
+    }
+    match core_board {
+        CoreBoardFit::Placed(r) => writeln!(
+            md,
+            "| whole-core board top | `ditto synth --config cu --block core` | {} of {} | {} | {} | {} | {} | {:.2} MHz{} | {} |",
+            r.logic_cells,
+            r.logic_cells_available,
+            r.luts,
+            r.dffs,
+            r.carries,
+            r.ebrs,
+            r.fmax_mhz,
+            if r.timing_met { "" } else { " (timing NOT met)" },
+            r.seed
+        )
+        .unwrap(),
+        CoreBoardFit::DoesNotFit { used, available } => writeln!(
+            md,
+            "| whole-core board top | `ditto synth --config cu --block core` | does not fit: needs {used} of {available} | | | | | | |"
+        )
+        .unwrap(),
     }
     writeln!(md, "\nTools: {}; {}.\n", board.yosys_version.trim(), board.nextpnr_version.trim()).unwrap();
     render_index(&mut md, index, capacity);

@@ -534,13 +534,27 @@ fn main() -> Result<()> {
                 &out.join("hasher"),
                 synth::DEFAULT_SEEDS,
             )?;
+            let core_board = match synth::synth_block(
+                "alchitry-cu",
+                &cu,
+                synth::Block::Core,
+                &out.join("core"),
+                synth::DEFAULT_SEEDS,
+            ) {
+                Ok(r) => ditto_host::figures::CoreBoardFit::Placed(r),
+                Err(ditto_host::HostError::Synth(ditto_synth::SynthError::PlacementFailed {
+                    used, available, ..
+                })) => ditto_host::figures::CoreBoardFit::DoesNotFit { used, available },
+                Err(e) => return Err(e.into()),
+            };
             let index_runs = bench::index_suite(&ditto_hw::config::LARGE, 64, 4096, 1)?;
             let capacity = bench::index_capacity(&cu)?;
             let mut core_runs = Vec::new();
             for cfg in ditto_hw::CONFIGS {
                 core_runs.extend(ditto_host::core_bench::core_suite(cfg, 64, 2, 1)?);
             }
-            let markdown = ditto_host::figures::render(&hashers, &board, &block, &index_runs, &capacity, &core_runs);
+            let markdown =
+                ditto_host::figures::render(&hashers, &board, &block, &core_board, &index_runs, &capacity, &core_runs);
             match update {
                 Some(path) => {
                     ditto_host::figures::update_file(&path, &markdown)?;
