@@ -280,6 +280,26 @@ fn ingest_of_a_missing_path_is_a_clear_error() {
 }
 
 #[test]
+fn ingest_of_a_directory_with_an_unreadable_entry_names_it_before_writing_anything() {
+    // A dangling symbolic link (root reads through any permission bits, so
+    // a chmod would not do) and, in another tree, a named pipe.
+    let dir = temp_dir("ingest-unreadable");
+    std::fs::write(dir.join("a.bin"), [7u8; 8192]).unwrap();
+    std::os::unix::fs::symlink(dir.join("gone"), dir.join("b-broken-link")).unwrap();
+    let out = ditto(&["ingest", dir.to_str().unwrap(), "--backend", "model"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read") && err.contains("b-broken-link"), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("pages"), "nothing was ingested");
+    let fifo_dir = temp_dir("ingest-fifo");
+    let fifo = fifo_dir.join("pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = ditto(&["ingest", fifo_dir.to_str().unwrap(), "--backend", "model"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("not a regular file or directory"), "{err}");
+}
+
+#[test]
 fn ingest_through_the_cosimulated_board_link_counts_exactly_and_stores_every_page() {
     // 40 pages with 9 distinct contents, through the Cu's whole-core board
     // top driven bit by bit on its UART pins.
