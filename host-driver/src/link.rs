@@ -112,14 +112,22 @@ impl<P: BytePipe> LinkTransport<P> {
         // Learn the tag of the board's last response (a new tag must differ
         // from it), serving whatever the board asks meanwhile.
         link.send(&Frame::new(kind::AGAIN, 0, vec![]))?;
-        let mut silences = 0;
+        // A board still initialising after power-on keeps asking: its
+        // requests are served here and, after a few, during the RESET.
+        let (mut silences, mut frames) = (0, 0);
         let mut ignored = Vec::new();
-        while silences < SILENCES_BEFORE_AGAIN {
+        while silences < SILENCES_BEFORE_AGAIN && frames < 64 {
             match link.next_frame()? {
                 None => silences += 1,
-                Some(f) if f.kind == kind::RESPONSE => link.next_tag = f.tag.wrapping_add(1),
-                Some(f) if f.kind == kind::ERROR => {}
-                Some(f) => link.serve(f, &mut ignored)?,
+                Some(f) if f.kind == kind::RESPONSE => {
+                    link.next_tag = f.tag.wrapping_add(1);
+                    break;
+                }
+                Some(f) if f.kind == kind::ERROR => frames += 1,
+                Some(f) => {
+                    frames += 1;
+                    link.serve(f, &mut ignored)?;
+                }
             }
         }
         let reset = Command::new(Op::Reset, 0, 0, [0; 20]);
@@ -406,6 +414,9 @@ impl SerialPipe {
         let port = serialport::new(path, baud)
             .timeout(std::time::Duration::from_millis(20))
             .open()
+            .map_err(|e| DriverError::Backend(format!("serial port {path}: {e}")))?;
+        // Bytes left from before (a board's power-on requests) are stale.
+        port.clear(serialport::ClearBuffer::All)
             .map_err(|e| DriverError::Backend(format!("serial port {path}: {e}")))?;
         Ok(SerialPipe { port, path: path.to_string() })
     }
