@@ -25,7 +25,7 @@ pub enum FiguresError {
 /// cells it needs beyond the device's.
 #[derive(Clone, Debug)]
 pub enum CoreBoardFit {
-    Placed(FlowReport),
+    Placed(Box<FlowReport>),
     DoesNotFit { used: u64, available: u64 },
 }
 

@@ -62,6 +62,10 @@ pub struct LinkStats {
     pub repeated_requests: u64,
 }
 
+/// A command's response from the board, the relocations (`from`, `to`)
+/// before it, and the board's count of cleaner steps before the command.
+type BoardAnswer = (Response, Vec<(u32, u32)>, u16);
+
 /// Silent patience periods before the host asks for the response again.
 const SILENCES_BEFORE_AGAIN: u32 = 2;
 /// `A`s in a row without a frame from the board before it is given up on.
@@ -249,12 +253,7 @@ impl<P: BytePipe> LinkTransport<P> {
 
     /// Runs one command on the board: its response, the relocations before
     /// it, and the board's count of cleaner steps before it.
-    fn command(
-        &mut self,
-        cmd: &Command,
-        page: Option<&[u8; 4096]>,
-        more: bool,
-    ) -> Result<(Response, Vec<(u32, u32)>, u16), DriverError> {
+    fn command(&mut self, cmd: &Command, page: Option<&[u8; 4096]>, more: bool) -> Result<BoardAnswer, DriverError> {
         let tag = self.next_tag;
         self.next_tag = tag.wrapping_add(1);
         let op = cmd.op | if more { MORE } else { 0 };

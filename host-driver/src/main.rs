@@ -541,7 +541,7 @@ fn main() -> Result<()> {
                 &out.join("core"),
                 synth::DEFAULT_SEEDS,
             ) {
-                Ok(r) => ditto_host::figures::CoreBoardFit::Placed(r),
+                Ok(r) => ditto_host::figures::CoreBoardFit::Placed(Box::new(r)),
                 Err(ditto_host::HostError::Synth(ditto_synth::SynthError::PlacementFailed {
                     used, available, ..
                 })) => ditto_host::figures::CoreBoardFit::DoesNotFit { used, available },

@@ -279,26 +279,30 @@ mod tests {
 
     #[test]
     fn frames_round_trip_and_resynchronise_after_garbage_and_corruption() {
-        let a = Frame::new(kind::RESPONSE, 7, vec![5, 0, 0, 1, 2, 0, 0, 3]);
+        let a = Frame::new(kind::RESPONSE, 7, vec![5, 0, 0, 1, 2, 0, 0, 4]);
         let b = Frame::new(kind::MEM_READ, 8, vec![0x10, 0, 0, 4]);
-        let mut bad = a.encode();
-        bad[7] ^= 0x40;
-        let mut wire = vec![0x00, SYNC, 0x99, 0x13];
-        wire.extend(bad);
-        wire.extend(a.encode());
-        wire.extend(b.encode());
-        let mut rx = Deframer::new(false);
-        let got: Vec<_> = wire.iter().filter_map(|&byte| rx.push(byte)).collect();
-        assert_eq!(
-            got,
-            vec![Err(FrameError::Header { kind: 0x99, len: 0xa552 }), Ok(a.clone()), Ok(b.clone())],
-            "the garbage's bad header swallowed the corrupted frame's start; the next two frames came through"
-        );
-        let mut rx = Deframer::new(false);
-        let mut corrupted = a.encode();
-        corrupted[9] ^= 1;
-        let got: Vec<_> = corrupted.iter().chain(b.encode().iter()).filter_map(|&byte| rx.push(byte)).collect();
-        assert_eq!(got, vec![Err(FrameError::Checksum { kind: 'R', tag: 7 }), Ok(b)]);
+        for f in [&a, &b] {
+            assert!(!f.encode()[1..].contains(&SYNC), "no SYNC inside these frames (else a receiver may start there)");
+        }
+        let run = |wire: Vec<u8>| {
+            let mut rx = Deframer::new(false);
+            let got: Vec<_> = wire.iter().filter_map(|&byte| rx.push(byte)).collect();
+            (got, rx.skipped)
+        };
+        // Garbage without a SYNC is skipped.
+        let (got, skipped) = run([&[0x00, 0x13, 0x43][..], &a.encode(), &b.encode()].concat());
+        assert_eq!((got, skipped), (vec![Ok(a.clone()), Ok(b.clone())], 3));
+        // A stray SYNC with a header no frame has: dropped, then the next frame.
+        let (got, _) = run([&[SYNC, 0x99, 0x13, 0x00, 0x01][..], &a.encode()].concat());
+        assert_eq!(got, vec![Err(FrameError::Header { kind: 0x99, len: 1 }), Ok(a.clone())]);
+        // A flipped bit anywhere after the SYNC: a checksum (or header)
+        // error, then the next frame comes through.
+        for at in 1..a.encode().len() {
+            let mut bad = a.encode();
+            bad[at] ^= 0x10;
+            let (got, _) = run([bad, b.encode()].concat());
+            assert!(got.len() == 2 && got[0].is_err() && got[1] == Ok(b.clone()), "flip at {at}: {got:?}");
+        }
     }
 
     #[test]
