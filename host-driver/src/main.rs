@@ -290,6 +290,12 @@ fn configs(name: &str) -> Result<Vec<ditto_hw::Config>> {
 }
 
 fn main() -> Result<()> {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`ditto hash
+    // disk.img | head`) would panic; a command-line tool should just stop.
+    // SAFETY: called first, on the only thread; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match Cli::parse().command {
         Command::Verilog { config, out } => {
             let cfg = ditto_hw::by_name(&config)?;

@@ -76,6 +76,30 @@ fn verilog_writes_the_board_top_and_the_hasher() {
 }
 
 #[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    // `ditto hash disk.img | head -c 1`: more lines than a pipe holds, and
+    // the reader gone after one byte.
+    let dir = temp_dir("closed-pipe");
+    let image = dir.join("zeros.img");
+    std::fs::write(&image, vec![0u8; 3_000 * 4096]).unwrap();
+    let err = dir.join("stderr.txt");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' hash '{}' 2>'{}' | head -c 1 >/dev/null",
+            env!("CARGO_BIN_EXE_ditto"),
+            image.display(),
+            err.display()
+        ))
+        .env("RUST_BACKTRACE", "0")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let err = std::fs::read_to_string(err).unwrap();
+    assert!(err.is_empty(), "nothing on stderr, no panic: {err}");
+}
+
+#[test]
 fn unknown_config_is_a_clear_error() {
     let out = ditto(&["hash", "--config", "huge"]);
     assert!(!out.status.success());
