@@ -71,6 +71,17 @@ const SILENCES_BEFORE_AGAIN: u32 = 2;
 /// `A`s in a row without a frame from the board before it is given up on.
 const MAX_AGAINS: u32 = 25;
 
+/// The golden model's parameters for the board of `config` built with `setup`.
+pub fn board_core_config(config: &Config, setup: &BoardSetup) -> CoreConfig {
+    CoreConfig {
+        lpas: setup.lpas,
+        geometry: setup.geometry,
+        index_bucket_bits: config.index_bucket_bits,
+        bloom: true,
+        array_wide: setup.array_wide,
+    }
+}
+
 /// A whole-core board top reached over a framed byte link, checked against
 /// the golden model.
 pub struct LinkTransport<P: BytePipe> {
@@ -95,10 +106,10 @@ fn describe(f: &Frame) -> String {
 }
 
 impl<P: BytePipe> LinkTransport<P> {
-    /// Connects to the board of `config` built with `setup` and `RESET`s its core (its tables live
-    /// here, so a new host starts them afresh).
+    /// Connects to the board of `config` built with `setup` and `RESET`s its
+    /// core (its tables live here, so a new host starts them afresh).
     pub fn connect(pipe: P, config: &Config, setup: BoardSetup) -> Result<Self, DriverError> {
-        let golden = CoreModel::new(Self::core_config(config, &setup));
+        let golden = CoreModel::new(board_core_config(config, &setup));
         let mut link = LinkTransport {
             pipe,
             setup,
@@ -142,17 +153,6 @@ impl<P: BytePipe> LinkTransport<P> {
         link.golden.execute(&reset);
         link.clean_seen = cleaned;
         Ok(link)
-    }
-
-    /// The golden model's parameters for the board of `config` built with `setup`.
-    pub fn core_config(config: &Config, setup: &BoardSetup) -> CoreConfig {
-        CoreConfig {
-            lpas: setup.lpas,
-            geometry: setup.geometry,
-            index_bucket_bits: config.index_bucket_bits,
-            bloom: true,
-            array_wide: setup.array_wide,
-        }
     }
 
     /// What the board was built with.
@@ -328,10 +328,10 @@ impl<P: BytePipe> LinkTransport<P> {
             }
         }
         let (want, want_moves) = self.golden.execute(&job.model_command());
-        let got_moves: Vec<(u32, u32)> = want_moves.iter().map(|m| (m.from, m.to)).collect();
-        if (rsp.status, rsp.value, rsp.flags) != (want.status, want.value, want.flags) || moves != got_moves {
+        let want_pairs: Vec<(u32, u32)> = want_moves.iter().map(|m| (m.from, m.to)).collect();
+        if (rsp.status, rsp.value, rsp.flags) != (want.status, want.value, want.flags) || moves != want_pairs {
             return Err(self.diverged(format!(
-                "op {} of LPA {}: the board answered {:?} {} flags {} after moves {moves:?}; the model {:?} {} flags {} after {got_moves:?}",
+                "op {} of LPA {}: the board answered {:?} {} flags {} after moves {moves:?}; the model {:?} {} flags {} after {want_pairs:?}",
                 job.cmd.op,
                 job.cmd.lpa,
                 rsp.status,

@@ -4,7 +4,7 @@
 //! damaged link; damaged, truncated and stray frames get error frames and
 //! lose nothing.
 use ditto_host::driver::{BackingStore, Device, ModelTransport, Transport, Written, PAGE};
-use ditto_host::link::{CosimUartPipe, Damage, Faults, LinkStats, LinkTransport, BOARD_MODEL};
+use ditto_host::link::{board_core_config, CosimUartPipe, Damage, Faults, LinkStats, LinkTransport, BOARD_MODEL};
 use ditto_hw::board::BoardSetup;
 use ditto_hw::config::CU;
 use ditto_hw::ftl::{Op, Stat};
@@ -95,7 +95,7 @@ fn workload<T: Transport>(
 }
 
 fn model_device(name: &str) -> Device<ModelTransport> {
-    let config = LinkTransport::<CosimUartPipe<ditto_sim::Model>>::core_config(&CU, &BoardSetup::COSIM);
+    let config = board_core_config(&CU, &BoardSetup::COSIM);
     Device::new(ModelTransport::new(config), store(name), BoardSetup::COSIM.lpas, true)
 }
 
