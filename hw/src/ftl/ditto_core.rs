@@ -17,7 +17,6 @@
 //!   index's counters.
 //! - `tbl_*`, `fp_*`: the index's table and fingerprint memory ports; `mem_*`:
 //!   the FTL memory port (contracts in [`crate::index`] and the controller).
-//!
 //! - `cleaner_hold`: as the controller's (the cleaner takes no new step).
 //! - `page_drop`: a one-clock pulse after the last word of a page that no
 //!   `WRITE` will claim (a board link's page whose frame failed its check):
