@@ -272,7 +272,8 @@ impl<P: BytePipe> LinkTransport<P> {
                     agains += 1;
                     if agains > MAX_AGAINS {
                         return Err(DriverError::Backend(format!(
-                            "{}: no response to command {tag} (op {} of LPA {}) after {MAX_AGAINS} requests for it",
+                            "{}: no response to command {tag} (op {} of LPA {}) after {MAX_AGAINS} requests for it \
+                             (does the board run the whole-core board top, `ditto synth --block core`?)",
                             self.pipe.name(),
                             cmd.op,
                             cmd.lpa
