@@ -29,6 +29,24 @@ pub enum CoreBoardFit {
     DoesNotFit { used: u64, available: u64 },
 }
 
+/// One synthesis as a row of the Alchitry Cu table.
+fn flow_row(md: &mut String, what: &str, cmd: &str, r: &FlowReport) {
+    writeln!(
+        md,
+        "| {what} | `{cmd}` | {} of {} | {} | {} | {} | {} | {:.2} MHz{} | {} |",
+        r.logic_cells,
+        r.logic_cells_available,
+        r.luts,
+        r.dffs,
+        r.carries,
+        r.ebrs,
+        r.fmax_mhz,
+        if r.timing_met { "" } else { " (timing NOT met)" },
+        r.seed
+    )
+    .unwrap();
+}
+
 /// The Markdown block for the given measurements.
 pub fn render(
     hashers: &[HasherBench],
@@ -66,36 +84,10 @@ pub fn render(
         ("interim board top: hasher + index + UART + glue", "ditto synth --board alchitry-cu --config cu", board),
         ("hasher alone (for `cu`: one engine)", "ditto synth --config cu --block hasher", block),
     ] {
-        writeln!(
-            md,
-            "| {what} | `{cmd}` | {} of {} | {} | {} | {} | {} | {:.2} MHz{} | {} |",
-            r.logic_cells,
-            r.logic_cells_available,
-            r.luts,
-            r.dffs,
-            r.carries,
-            r.ebrs,
-            r.fmax_mhz,
-            if r.timing_met { "" } else { " (timing NOT met)" },
-            r.seed
-        )
-        .unwrap();
+        flow_row(&mut md, what, cmd, r);
     }
     match core_board {
-        CoreBoardFit::Placed(r) => writeln!(
-            md,
-            "| whole-core board top | `ditto synth --config cu --block core` | {} of {} | {} | {} | {} | {} | {:.2} MHz{} | {} |",
-            r.logic_cells,
-            r.logic_cells_available,
-            r.luts,
-            r.dffs,
-            r.carries,
-            r.ebrs,
-            r.fmax_mhz,
-            if r.timing_met { "" } else { " (timing NOT met)" },
-            r.seed
-        )
-        .unwrap(),
+        CoreBoardFit::Placed(r) => flow_row(&mut md, "whole-core board top", "ditto synth --config cu --block core", r),
         CoreBoardFit::DoesNotFit { used, available } => writeln!(
             md,
             "| whole-core board top | `ditto synth --config cu --block core` | does not fit: needs {used} of {available} | | | | | | |"

@@ -86,7 +86,6 @@ pub fn board_core_config(config: &Config, setup: &BoardSetup) -> CoreConfig {
 /// the golden model.
 pub struct LinkTransport<P: BytePipe> {
     pipe: P,
-    setup: BoardSetup,
     rx: Deframer,
     queue: VecDeque<Frame>,
     golden: CoreModel,
@@ -112,7 +111,6 @@ impl<P: BytePipe> LinkTransport<P> {
         let golden = CoreModel::new(board_core_config(config, &setup));
         let mut link = LinkTransport {
             pipe,
-            setup,
             rx: Deframer::new(false),
             queue: VecDeque::new(),
             golden,
@@ -153,11 +151,6 @@ impl<P: BytePipe> LinkTransport<P> {
         link.golden.execute(&reset);
         link.clean_seen = cleaned;
         Ok(link)
-    }
-
-    /// What the board was built with.
-    pub fn setup(&self) -> BoardSetup {
-        self.setup
     }
 
     /// The link's events so far.
@@ -491,6 +484,7 @@ pub struct CosimUartPipe<M: std::borrow::BorrowMut<ditto_sim::Model>> {
     rng: rand::rngs::StdRng,
     next_damage: Option<(usize, Damage)>,
     flip_from_board: Option<usize>,
+    trace: bool,
 }
 
 /// The cosimulation model of the Cu's whole-core board top.
@@ -520,6 +514,7 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> CosimUartPipe<M> {
             rng: rand::SeedableRng::seed_from_u64(0),
             next_damage: None,
             flip_from_board: None,
+            trace: std::env::var_os("DITTO_LINK_TRACE").is_some(),
         };
         for _ in 0..64 {
             pipe.step();
@@ -584,7 +579,7 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> BytePipe for CosimUartPipe<M> 
         if self.rng.gen_bool(f.flip) {
             let at = self.rng.gen_range(0..bytes.len());
             bytes[at] ^= 1 << self.rng.gen_range(0..8);
-            if std::env::var_os("DITTO_LINK_TRACE").is_some() {
+            if self.trace {
                 eprintln!("{:>12} damage: byte {at} of {original} flipped", self.cycles());
             }
         }
@@ -596,7 +591,7 @@ impl<M: std::borrow::BorrowMut<ditto_sim::Model>> BytePipe for CosimUartPipe<M> 
             let keep = self.rng.gen_range(1..bytes.len());
             bytes.truncate(keep);
         }
-        if std::env::var_os("DITTO_LINK_TRACE").is_some() && bytes.len() != original {
+        if self.trace && bytes.len() != original {
             eprintln!("{:>12} damage: {} bytes sent as {}", self.cycles(), original, bytes.len());
         }
         let damage = match self.next_damage.take() {

@@ -182,6 +182,11 @@ pub struct CoreBoardTop<
     answer_ok: Signal<Local, Bit>,
     idx_value: Signal<Local, Bits<32>>,
     page_frame: Signal<Local, Bit>,
+    raise: Signal<Local, Bit>,
+    raise_code: Signal<Local, Bits<8>>,
+    local_rsp: Signal<Local, Bit>,
+    local_status: Signal<Local, Bits<4>>,
+    local_value: Signal<Local, Bits<32>>,
     hdr_page: Signal<Local, Bit>,
     hdr_payload: Signal<Local, Bit>,
     hdr_empty: Signal<Local, Bit>,
@@ -298,6 +303,11 @@ impl<
             answer_ok: Default::default(),
             idx_value: Default::default(),
             page_frame: Default::default(),
+            raise: Default::default(),
+            raise_code: Default::default(),
+            local_rsp: Default::default(),
+            local_status: Default::default(),
+            local_value: Default::default(),
             hdr_page: Default::default(),
             hdr_payload: Default::default(),
             hdr_empty: Default::default(),
@@ -482,6 +492,13 @@ impl<
         }
 
         // --- Receiver -------------------------------------------------------
+        // An error frame to send (`raise`), and a response the top gives
+        // itself (`local_rsp`): each recorded once, below.
+        self.raise.next = false;
+        self.raise_code.next = 0.into();
+        self.local_rsp.next = false;
+        self.local_status.next = 0.into();
+        self.local_value.next = 0.into();
         // States: 0 hunt, 1 kind, 2 tag, 3 length high, 4 length low,
         // 5 payload, 6 CRC high, 7 CRC low, 8 padding an abandoned page.
         self.rx_byte.next = self.uart_rx.data.val();
@@ -555,12 +572,8 @@ impl<
                         self.rx_state.d.next = 6.into();
                     } else {
                         self.rx_state.d.next = 0.into();
-                        if !self.err_pending.q.val() {
-                            self.err_pending.d.next = true;
-                            self.err_code.d.next = 2.into();
-                            self.err_kind.d.next = self.rx_kind.q.val();
-                            self.err_tag.d.next = self.rx_tag.q.val();
-                        }
+                        self.raise.next = true;
+                        self.raise_code.next = 2.into();
                     }
                 }
                 5 => {
@@ -604,23 +617,17 @@ impl<
             self.rx_state.d.next = 0.into();
             if self.rx_page.q.val() & ((self.page_words.q.val() != 0) | (self.byte_in_word.q.val() != 0)) {
                 self.rx_state.d.next = 8.into();
-            } else if !self.err_pending.q.val() {
-                self.err_pending.d.next = true;
-                self.err_code.d.next = 3.into();
-                self.err_kind.d.next = self.rx_kind.q.val();
-                self.err_tag.d.next = self.rx_tag.q.val();
+            } else {
+                self.raise.next = true;
+                self.raise_code.next = 3.into();
             }
         }
         if (self.rx_state.q.val() == 8) & !self.word_pending.q.val() {
             if self.page_words.q.val() == 1024 {
                 self.page_drop.d.next = true;
                 self.rx_state.d.next = 0.into();
-                if !self.err_pending.q.val() {
-                    self.err_pending.d.next = true;
-                    self.err_code.d.next = 3.into();
-                    self.err_kind.d.next = self.rx_kind.q.val();
-                    self.err_tag.d.next = self.rx_tag.q.val();
-                }
+                self.raise.next = true;
+                self.raise_code.next = 3.into();
             } else {
                 self.word.d.next = 0.into();
                 self.word_pending.d.next = true;
@@ -633,21 +640,13 @@ impl<
         self.complete.d.next = false;
         if self.rx_done.q.val() {
             if !self.rx_good.q.val() {
-                if !self.err_pending.q.val() {
-                    self.err_pending.d.next = true;
-                    self.err_code.d.next = 1.into();
-                    self.err_kind.d.next = self.rx_kind.q.val();
-                    self.err_tag.d.next = self.rx_tag.q.val();
-                }
+                self.raise.next = true;
+                self.raise_code.next = 1.into();
                 self.page_drop.d.next = self.rx_page.q.val();
             } else if self.rx_kind.q.val() == 0x43 {
                 if self.cmd_busy.q.val() | self.rsp_pending.q.val() | (self.page_frame.val() & !self.rx_page.q.val()) {
-                    if !self.err_pending.q.val() {
-                        self.err_pending.d.next = true;
-                        self.err_code.d.next = 4.into();
-                        self.err_kind.d.next = self.rx_kind.q.val();
-                        self.err_tag.d.next = self.rx_tag.q.val();
-                    }
+                    self.raise.next = true;
+                    self.raise_code.next = 4.into();
                     self.page_drop.d.next = self.rx_page.q.val();
                 } else if self.r_ever.q.val() & (self.rx_tag.q.val() == self.r_tag.q.val()) {
                     // A command sent again after its response was lost: it
@@ -660,22 +659,14 @@ impl<
                         & !self.page_frame.val()))
                 {
                     // Not a command the core can take: ErrMalformed.
-                    self.r_tag.d.next = self.rx_tag.q.val();
-                    self.r_status.d.next = 10.into();
-                    self.r_value.d.next = 0.into();
-                    self.r_flags.d.next = 0.into();
-                    self.r_clean.d.next = self.clean_count.q.val();
-                    self.r_ever.d.next = true;
-                    self.rsp_pending.d.next = true;
+                    self.local_rsp.next = true;
+                    self.local_status.next = 10.into();
+                    self.local_value.next = 0.into();
                     self.page_drop.d.next = self.rx_page.q.val();
                 } else if (self.op.val().get_bits::<7>(0) == 5) & (self.lpa.val() >= 12) & (self.lpa.val() < 18) {
-                    self.r_tag.d.next = self.rx_tag.q.val();
-                    self.r_status.d.next = 5.into();
-                    self.r_value.d.next = self.idx_value.val();
-                    self.r_flags.d.next = 0.into();
-                    self.r_clean.d.next = self.clean_count.q.val();
-                    self.r_ever.d.next = true;
-                    self.rsp_pending.d.next = true;
+                    self.local_rsp.next = true;
+                    self.local_status.next = 5.into();
+                    self.local_value.next = self.idx_value.val();
                 } else {
                     self.cmd_go.d.next = true;
                     self.cmd_busy.d.next = true;
@@ -695,6 +686,22 @@ impl<
                     self.complete.d.next = true;
                 }
             }
+        }
+
+        if self.raise.val() & !self.err_pending.q.val() {
+            self.err_pending.d.next = true;
+            self.err_code.d.next = self.raise_code.val();
+            self.err_kind.d.next = self.rx_kind.q.val();
+            self.err_tag.d.next = self.rx_tag.q.val();
+        }
+        if self.local_rsp.val() {
+            self.r_tag.d.next = self.rx_tag.q.val();
+            self.r_status.d.next = self.local_status.val();
+            self.r_value.d.next = self.local_value.val();
+            self.r_flags.d.next = 0.into();
+            self.r_clean.d.next = self.clean_count.q.val();
+            self.r_ever.d.next = true;
+            self.rsp_pending.d.next = true;
         }
 
         // --- Requests to the host: one at a time, resent until answered ----
