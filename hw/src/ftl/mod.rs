@@ -40,6 +40,7 @@
 pub mod controller;
 pub mod ditto_core;
 pub mod flash;
+pub mod micro;
 pub mod model;
 
 /// Core opcodes.
