@@ -1,6 +1,7 @@
-//! Directed tests of the whole core (`core_large`), each checked against the
-//! golden model and with its own expectations spelled out.
-use ditto_hw::config::LARGE;
+//! Directed tests of the whole core, each checked against the golden model
+//! and with its own expectations spelled out; each runs on `core_large` (the
+//! sequenced FTL controller) and on `core_cu` (the microcoded one).
+use ditto_hw::config::{Config, CU, LARGE};
 use ditto_hw::ftl::flash::Geometry;
 use ditto_hw::ftl::model::{CoreModel, Response};
 use ditto_hw::ftl::{flag, Op, Stat, Status};
@@ -16,6 +17,13 @@ fn setup(devices: u32, blocks: u32, pages: u32, lpas: u32, array_wide: bool) -> 
         array_wide,
         bloom: true,
         memory: MemTiming::fixed(2),
+    }
+}
+
+/// Runs `body` as a cosimulation of `core_large` and of `core_cu`.
+fn on_both(label: &str, body: impl Fn(&mut ditto_sim::Model, &Config)) {
+    for config in [&LARGE, &CU] {
+        cosim(&format!("{label}_{}", config.name), &format!("core_{}", config.name), |model| body(model, config));
     }
 }
 
@@ -56,8 +64,8 @@ fn rsp(run: &CoreRun, i: usize) -> Response {
 
 #[test]
 fn a_stale_fingerprint_is_never_deduplicated() {
-    cosim("core_stale_fingerprint", "core_large", |model| {
-        let mut sim = CoreSim::attach(model, &LARGE, setup(1, 8, 8, 64, true)).unwrap();
+    on_both("core_stale_fingerprint", |model, config| {
+        let mut sim = CoreSim::attach(model, config, setup(1, 8, 8, 64, true)).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         let first = s.add(Op::WriteFp, 0, 1);
@@ -78,8 +86,8 @@ fn a_stale_fingerprint_is_never_deduplicated() {
 
 #[test]
 fn an_overwrite_of_the_last_reference_frees_the_page() {
-    cosim("core_overwrite_last_reference", "core_large", |model| {
-        let mut sim = CoreSim::attach(model, &LARGE, setup(1, 8, 8, 64, true)).unwrap();
+    on_both("core_overwrite_last_reference", |model, config| {
+        let mut sim = CoreSim::attach(model, config, setup(1, 8, 8, 64, true)).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         let a = s.add(Op::WriteFp, 0, 1);
@@ -101,8 +109,8 @@ fn an_overwrite_of_the_last_reference_frees_the_page() {
 
 #[test]
 fn gc_moves_a_page_shared_by_several_lpas_for_all_of_them() {
-    cosim("core_gc_shared_page", "core_large", |model| {
-        let mut sim = CoreSim::attach(model, &LARGE, setup(1, 8, 4, 64, true)).unwrap();
+    on_both("core_gc_shared_page", |model, config| {
+        let mut sim = CoreSim::attach(model, config, setup(1, 8, 4, 64, true)).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         let first = s.add(Op::WriteFp, 0, 7);
@@ -139,10 +147,10 @@ fn gc_moves_a_page_shared_by_several_lpas_for_all_of_them() {
 
 #[test]
 fn a_full_device_refuses_new_pages_and_keeps_serving() {
-    cosim("core_device_full", "core_large", |model| {
+    on_both("core_device_full", |model, config| {
         let s0 = setup(1, 8, 4, 64, true);
         let usable = s0.geometry.usable_pages_per_device();
-        let mut sim = CoreSim::attach(model, &LARGE, s0).unwrap();
+        let mut sim = CoreSim::attach(model, config, s0).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         for lpa in 0..usable {
@@ -167,9 +175,9 @@ fn a_full_device_refuses_new_pages_and_keeps_serving() {
 
 #[test]
 fn every_error_status_and_the_core_keeps_serving() {
-    cosim("core_error_statuses", "core_large", |model| {
+    on_both("core_error_statuses", |model, config| {
         let lpas = 64;
-        let mut sim = CoreSim::attach(model, &LARGE, setup(2, 8, 4, lpas, true)).unwrap();
+        let mut sim = CoreSim::attach(model, config, setup(2, 8, 4, lpas, true)).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         let errors = [
@@ -202,8 +210,8 @@ fn every_error_status_and_the_core_keeps_serving() {
 
 #[test]
 fn a_written_page_is_hashed_by_the_lanes_like_software_sha1() {
-    cosim("core_full_page_write", "core_large", |model| {
-        let mut sim = CoreSim::attach(model, &LARGE, setup(1, 8, 8, 64, true)).unwrap();
+    on_both("core_full_page_write", |model, config| {
+        let mut sim = CoreSim::attach(model, config, setup(1, 8, 8, 64, true)).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         let w = s.add(Op::Write, 0, 42);
@@ -225,9 +233,9 @@ fn bucket5(sig: u8) -> [u8; 20] {
 
 #[test]
 fn a_full_bucket_and_a_saturated_refcount_store_unshared() {
-    cosim("core_index_full_saturated", "core_large", |model| {
+    on_both("core_index_full_saturated", |model, config| {
         let lpas = 4_200;
-        let mut sim = CoreSim::attach(model, &LARGE, setup(1, 16, 16, lpas, true)).unwrap();
+        let mut sim = CoreSim::attach(model, config, setup(1, 16, 16, lpas, true)).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         for i in 0..8 {
@@ -252,8 +260,8 @@ fn a_full_bucket_and_a_saturated_refcount_store_unshared() {
 
 #[test]
 fn reset_empties_the_map_and_the_counters() {
-    cosim("core_reset", "core_large", |model| {
-        let mut sim = CoreSim::attach(model, &LARGE, setup(2, 8, 4, 64, true)).unwrap();
+    on_both("core_reset", |model, config| {
+        let mut sim = CoreSim::attach(model, config, setup(2, 8, 4, 64, true)).unwrap();
         let mut golden = sim.golden();
         let mut s = Script::new();
         for lpa in 0..20 {
@@ -274,8 +282,8 @@ fn reset_empties_the_map_and_the_counters() {
 #[test]
 fn array_wide_dedup_shares_across_devices_and_device_local_does_not() {
     for array_wide in [true, false] {
-        cosim(&format!("core_dedup_scope_{array_wide}"), "core_large", |model| {
-            let mut sim = CoreSim::attach(model, &LARGE, setup(4, 8, 4, 64, array_wide)).unwrap();
+        on_both(&format!("core_dedup_scope_{array_wide}"), |model, config| {
+            let mut sim = CoreSim::attach(model, config, setup(4, 8, 4, 64, array_wide)).unwrap();
             let mut golden = sim.golden();
             let mut s = Script::new();
             for lpa in 0..8 {

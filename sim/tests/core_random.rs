@@ -1,13 +1,15 @@
-//! The whole core (`core_large`: four SHA-1 lanes, eight lookup FSMs, the FTL
-//! controller) under Verilator against the golden model, on seeded random
+//! The whole core under Verilator against the golden model, on seeded random
 //! command streams: every response, every relocation before it, the
 //! background cleaner's steps where they happened, then the counters, the
 //! model's own invariants (reference counts add up) and the data: every LPA
 //! reads back the content last written to it from the backing store the test
 //! keeps by doing what a host does with each response.
 //!
-//! About 205,000 commands per run, 5,000 of them full-page `WRITE`s.
-use ditto_hw::config::LARGE;
+//! `core_large` (four SHA-1 lanes, eight lookup FSMs, the sequenced FTL
+//! controller): about 205,000 commands per run, 5,000 of them full-page
+//! `WRITE`s. `core_cu` (one lane, one FSM, the microcoded FTL controller):
+//! about 45,000 commands, 1,000 of them full pages.
+use ditto_hw::config::{Config, CU, LARGE};
 use ditto_hw::ftl::flash::Geometry;
 use ditto_hw::ftl::{Op, Status};
 use ditto_sim::ditto_core::{workload, CoreRun, CoreSetup, CoreSim, HostTraffic, Job};
@@ -59,16 +61,16 @@ fn statuses(run: &CoreRun) -> HashSet<Status> {
     run.responses.iter().map(|r| r.status).collect()
 }
 
-#[test]
-fn one_device_gc_heavy() {
-    let seed = seed("core_random_one_device");
-    cosim("core_random_one_device", "core_large", |model| {
+fn one_device_gc_heavy(config: &Config, commands: usize, min_relocations: usize) {
+    let label = format!("core_random_one_device_{}", config.name);
+    let seed = seed(&label);
+    cosim(&label, &format!("core_{}", config.name), |model| {
         let mut r = rng(seed);
         let s = setup(1, 16, 8, 96, true, &mut r);
-        let mut sim = CoreSim::attach(model, &LARGE, s).unwrap();
-        let jobs = workload::mixed(&mut r, 60_000, s.lpas, 150, 10);
+        let mut sim = CoreSim::attach(model, config, s).unwrap();
+        let jobs = workload::mixed(&mut r, commands, s.lpas, 150, 10);
         let run = check(&mut sim, &jobs, traffic(&mut r, seed));
-        assert!(relocations(&run) > 1_000, "GC relocated live pages");
+        assert!(relocations(&run) > min_relocations, "GC relocated live pages");
         let seen = statuses(&run);
         for s in
             [Status::Unique, Status::Duplicate, Status::Mapped, Status::Unmapped, Status::Trimmed, Status::ErrRange]
@@ -77,6 +79,16 @@ fn one_device_gc_heavy() {
         }
         assert!(run.responses.iter().any(|r| r.flags & ditto_hw::ftl::flag::STALE != 0), "a stale hit is flagged");
     });
+}
+
+#[test]
+fn one_device_gc_heavy_large() {
+    one_device_gc_heavy(&LARGE, 60_000, 1_000);
+}
+
+#[test]
+fn one_device_gc_heavy_cu() {
+    one_device_gc_heavy(&CU, 20_000, 300);
 }
 
 #[test]
@@ -92,17 +104,27 @@ fn four_devices_array_wide() {
     });
 }
 
-#[test]
-fn eight_devices_device_local() {
-    let seed = seed("core_random_eight_devices_local");
-    cosim("core_random_eight_devices_local", "core_large", |model| {
+fn eight_devices_device_local(config: &Config, commands: usize) {
+    let label = format!("core_random_eight_devices_local_{}", config.name);
+    let seed = seed(&label);
+    cosim(&label, &format!("core_{}", config.name), |model| {
         let mut r = rng(seed);
         let s = setup(8, 8, 4, 160, false, &mut r);
-        let mut sim = CoreSim::attach(model, &LARGE, s).unwrap();
-        let jobs = workload::mixed(&mut r, 60_000, s.lpas, 120, 10);
+        let mut sim = CoreSim::attach(model, config, s).unwrap();
+        let jobs = workload::mixed(&mut r, commands, s.lpas, 120, 10);
         let run = check(&mut sim, &jobs, traffic(&mut r, seed));
-        assert!(relocations(&run) > 500, "GC relocated live pages");
+        assert!(relocations(&run) > 500 * commands / 60_000, "GC relocated live pages");
     });
+}
+
+#[test]
+fn eight_devices_device_local_large() {
+    eight_devices_device_local(&LARGE, 60_000);
+}
+
+#[test]
+fn eight_devices_device_local_cu() {
+    eight_devices_device_local(&CU, 24_000);
 }
 
 /// More LPAs than the flash can hold: writes past the usable pages are
@@ -124,14 +146,14 @@ fn more_lpas_than_flash_device_full() {
 }
 
 /// Mostly full-page `WRITE`s, hashed by the core's lanes.
-#[test]
-fn full_pages() {
-    let seed = seed("core_random_full_pages");
-    cosim("core_random_full_pages", "core_large", |model| {
+fn full_pages(config: &Config, commands: usize, min_pages: usize) {
+    let label = format!("core_random_full_pages_{}", config.name);
+    let seed = seed(&label);
+    cosim(&label, &format!("core_{}", config.name), |model| {
         let mut r = rng(seed);
         let s = setup(2, 8, 8, 80, true, &mut r);
-        let mut sim = CoreSim::attach(model, &LARGE, s).unwrap();
-        let jobs: Vec<Job> = (0..5_400)
+        let mut sim = CoreSim::attach(model, config, s).unwrap();
+        let jobs: Vec<Job> = (0..commands)
             .map(|i| {
                 let (tag, lpa) = (i as u8, r.gen_range(0..s.lpas));
                 match r.gen_range(0..100) {
@@ -142,7 +164,17 @@ fn full_pages() {
             })
             .collect();
         let pages = jobs.iter().filter(|j| j.page.is_some()).count();
-        assert!(pages >= 5_000, "{pages} full pages");
+        assert!(pages >= min_pages, "{pages} full pages");
         check(&mut sim, &jobs, traffic(&mut r, seed));
     });
+}
+
+#[test]
+fn full_pages_large() {
+    full_pages(&LARGE, 5_400, 5_000);
+}
+
+#[test]
+fn full_pages_cu() {
+    full_pages(&CU, 1_100, 1_000);
 }

@@ -1,6 +1,6 @@
 //! `CoreBoardTop<L, NB, FB, FBP1, M, WAB, MAB>`: the whole core
-//! ([`DittoCore`]: SHA-1 lanes, fingerprint index with its table in block
-//! RAM, FTL remap controller) behind a board's USB UART, speaking the framed
+//! ([`DittoCoreMicro`]: SHA-1 lanes, fingerprint index with its table in block
+//! RAM, the microcoded FTL remap controller) behind a board's USB UART, speaking the framed
 //! protocol of [`super::protocol`]. The host holds what does not fit on the
 //! chip: the index's full fingerprints and the FTL memory (both reached by
 //! requests over the link), and the pages themselves.
@@ -35,7 +35,7 @@
 //!   command without it releases the hold.
 //! - The geometry (`cfg_*` of the core) is fixed by the [`BoardSetup`].
 use super::uart::{UartRx, UartTx};
-use crate::ftl::ditto_core::DittoCore;
+use crate::ftl::ditto_core::DittoCoreMicro;
 use crate::ftl::flash::Geometry;
 use crate::index::table::BlockRamTable;
 use rust_hdl::prelude::*;
@@ -109,7 +109,7 @@ pub struct CoreBoardTop<
     pub usb_tx: Signal<Out, Bit>,
     /// Status LEDs.
     pub led: Signal<Out, Bits<8>>,
-    core: DittoCore<L, NB, FB, FBP1, M>,
+    core: DittoCoreMicro<L, NB, FB, FBP1, M>,
     block_ram: BlockRamTable<WAB, MAB>,
     uart_rx: UartRx,
     uart_tx: UartTx,
@@ -230,7 +230,7 @@ impl<
             usb_rx: Default::default(),
             usb_tx: Default::default(),
             led: Default::default(),
-            core: DittoCore::new(MAB),
+            core: DittoCoreMicro::new(MAB),
             block_ram: Default::default(),
             uart_rx: UartRx::new(setup.cycles_per_bit),
             uart_tx: UartTx::new(setup.cycles_per_bit),

@@ -26,6 +26,7 @@
 //! `RESET` resets the index and the controller's tables, not the hasher:
 //! pages already streamed stay paired with the `WRITE`s that follow.
 use super::controller::FtlController;
+use super::micro::cpu::MicroFtl;
 use super::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::fp_index::FpIndex;
 use crate::index::ENTRY_BITS;
@@ -33,8 +34,13 @@ use crate::index::{CMD_TAG_BITS, MEM_TAG_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE
 use crate::sha1::Sha1Hasher;
 use rust_hdl::prelude::*;
 
+/// Defines the whole core with FTL controller `$ftl` (one body for every
+/// controller: the two controllers have the same ports).
+macro_rules! ditto_core {
+    ($(#[$doc:meta])* $name:ident, $ftl:ty) => {
+$(#[$doc])*
 #[derive(LogicBlock)]
-pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> {
+pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub bloom_enable: Signal<In, Bit>,
@@ -117,7 +123,7 @@ pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP
 
     hasher: Sha1Hasher<L, NB, FB, FBP1>,
     index: FpIndex<M>,
-    ftl: FtlController,
+    ftl: $ftl,
     held: DFF<Bit>,
     held_op: DFF<Bits<3>>,
     held_tag: DFF<Bits<CMD_TAG_BITS>>,
@@ -129,7 +135,7 @@ pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP
 }
 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize>
-    DittoCore<L, NB, FB, FBP1, M>
+    $name<L, NB, FB, FBP1, M>
 {
     /// The core with an index of `2^bucket_bits` buckets.
     pub fn new(bucket_bits: usize) -> Self {
@@ -226,7 +232,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
 }
 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> Logic
-    for DittoCore<L, NB, FB, FBP1, M>
+    for $name<L, NB, FB, FBP1, M>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -361,3 +367,19 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.index.fp_rsp_rdata.next = self.fp_rsp_rdata.val();
     }
 }
+    };
+}
+
+ditto_core!(
+    /// The whole core with the sequenced (state-machine) FTL controller, for
+    /// configurations with room to spare.
+    DittoCore,
+    FtlController
+);
+ditto_core!(
+    /// The whole core with the microcoded FTL controller
+    /// ([`MicroFtl`](super::micro::cpu::MicroFtl)): the same behaviour in a
+    /// fraction of the logic, for the small FPGA.
+    DittoCoreMicro,
+    MicroFtl
+);

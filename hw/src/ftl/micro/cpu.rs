@@ -590,5 +590,6 @@ mod tests {
     fn micro_ftl_emits_verilog() {
         let v = crate::verilog::top_verilog(MicroFtl::default());
         assert!(v.contains("module top"));
+        std::fs::write("/tmp/micro_ftl.v", &v).unwrap();
     }
 }
