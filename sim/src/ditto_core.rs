@@ -203,7 +203,10 @@ pub struct CoreSim<M: BorrowMut<Model>> {
     config: Config,
     setup: CoreSetup,
     pins: Pins,
-    stat_ports: Vec<PortId>,
+    /// The `stat_*` ports, if the core has them (the microcoded controller
+    /// has not: its counters are read with `STATS`).
+    stat_ports: Option<Vec<PortId>>,
+    cleaner_hold: PortId,
     idx_stat_ports: Vec<PortId>,
     tbl: (MemPins, MemPort),
     fps: (MemPins, MemPort),
@@ -310,7 +313,8 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             mem_rsp_valid: i("mem_rsp_valid")?,
             mem_rsp_rdata: i("mem_rsp_rdata")?,
         };
-        let stat_ports = STAT_PORTS.iter().map(|n| p(&format!("stat_{n}"))).collect::<Result<Vec<_>, _>>()?;
+        let stat_ports = STAT_PORTS.iter().map(|n| p(&format!("stat_{n}"))).collect::<Result<Vec<_>, _>>().ok();
+        let cleaner_hold = i("cleaner_hold")?;
         let idx_stat_ports = ["commands", "bloom_negatives", "false_positives", "rebuilds", "signature_misses"]
             .iter()
             .chain(&["entries_used"])
@@ -327,6 +331,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             setup,
             pins,
             stat_ports,
+            cleaner_hold,
             idx_stat_ports,
             tbl,
             fps,
@@ -408,9 +413,24 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
     }
 
     /// The core's counters (by [`Stat`] number).
+    /// Without `stat_*` ports they are read with `STATS` commands, the
+    /// cleaner held meanwhile (so the golden model sees no step).
     pub fn counters(&mut self) -> [u32; STATS] {
-        self.model.borrow_mut().eval();
-        core::array::from_fn(|i| self.model.borrow_mut().get(self.stat_ports[i]) as u32)
+        if let Some(ports) = &self.stat_ports {
+            self.model.borrow_mut().eval();
+            return core::array::from_fn(|i| self.model.borrow_mut().get(ports[i]) as u32);
+        }
+        let jobs: Vec<Job> = (0..STATS as u32).map(|k| workload::job(Op::Stats, k as u8, k, 0)).collect();
+        self.model.borrow_mut().set(self.cleaner_hold, 1);
+        let run = self.run(&jobs, HostTraffic::FULL_SPEED);
+        self.model.borrow_mut().set(self.cleaner_hold, 0);
+        let run = run.unwrap_or_else(|e| panic!("reading the counters with STATS: {e}"));
+        assert_eq!(run.trailing_cleaner_steps + run.cleaner_steps.iter().sum::<u32>(), 0, "the cleaner was held");
+        core::array::from_fn(|i| {
+            let r = run.responses[i];
+            assert_eq!(r.status, Status::Done, "STATS {i}");
+            r.value
+        })
     }
 
     /// The index's counters.
@@ -566,8 +586,13 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             self.drive_memories();
             self.model.borrow_mut().eval();
             if cycle >= 256 && self.model.borrow_mut().get(self.pins.idle) == 1 {
-                let backlog = self.stat_ports[Stat::CleanerBacklog as usize];
-                if !self.drain_cleaner || self.model.borrow_mut().get(backlog) == 0 {
+                // Without the backlog port, `idle` itself says the cleaner has
+                // nothing left (the microcoded controller's contract).
+                let backlog = self
+                    .stat_ports
+                    .as_ref()
+                    .map_or(0, |p| self.model.borrow_mut().get(p[Stat::CleanerBacklog as usize]));
+                if !self.drain_cleaner || backlog == 0 {
                     break;
                 }
             }

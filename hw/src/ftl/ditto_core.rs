@@ -11,10 +11,10 @@
 //!   32-bit words each. Pages stream into the SHA-1 lanes independently of
 //!   the command slot, so later pages are hashed while earlier ones are being
 //!   decided: the lanes' FIFOs are the page buffer.
-//! - `rsp_*`, `mv_*`, `cleaned`, `idle` (and no command held), `cfg_*`, and `stat_*` (the counters of
-//!   [`super::Stat`], by name): as in
-//!   [`FtlController`](super::controller::FtlController); `idx_stat_*`: the
-//!   index's counters.
+//! - `rsp_*`, `mv_*`, `cleaned`, `idle` (and no command held), `cfg_*`, and
+//!   (`DittoCore` only) `stat_*` (the counters of [`super::Stat`], by name):
+//!   as in [`FtlController`](super::controller::FtlController); `idx_stat_*`:
+//!   the index's counters.
 //! - `tbl_*`, `fp_*`: the index's table and fingerprint memory ports; `mem_*`:
 //!   the FTL memory port (contracts in [`crate::index`] and the controller).
 //! - `cleaner_hold`: as the controller's (the cleaner takes no new step).
@@ -35,9 +35,11 @@ use crate::sha1::Sha1Hasher;
 use rust_hdl::prelude::*;
 
 /// Defines the whole core with FTL controller `$ftl` (one body for every
-/// controller: the two controllers have the same ports).
+/// controller: the two controllers have the same ports, but only the
+/// sequenced one has its counters on `stat` ports; `$stat = k` exports
+/// counter `k` as port `$stat`).
 macro_rules! ditto_core {
-    ($(#[$doc:meta])* $name:ident, $ftl:ty) => {
+    ($(#[$doc:meta])* $name:ident, $ftl:ty, [$($stat:ident = $k:literal),*]) => {
 $(#[$doc])*
 #[derive(LogicBlock)]
 pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> {
@@ -76,18 +78,7 @@ pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: u
     pub mv_to: Signal<Out, Bits<ADDR_BITS>>,
     pub cleaned: Signal<Out, Bit>,
     pub idle: Signal<Out, Bit>,
-    pub stat_writes: Signal<Out, Bits<32>>,
-    pub stat_unique_writes: Signal<Out, Bits<32>>,
-    pub stat_duplicate_writes: Signal<Out, Bits<32>>,
-    pub stat_relocations: Signal<Out, Bits<32>>,
-    pub stat_erases: Signal<Out, Bits<32>>,
-    pub stat_stale_hits: Signal<Out, Bits<32>>,
-    pub stat_cleaned: Signal<Out, Bits<32>>,
-    pub stat_live_pages: Signal<Out, Bits<32>>,
-    pub stat_mapped_lpas: Signal<Out, Bits<32>>,
-    pub stat_index_full: Signal<Out, Bits<32>>,
-    pub stat_errors: Signal<Out, Bits<32>>,
-    pub stat_cleaner_backlog: Signal<Out, Bits<32>>,
+    $(pub $stat: Signal<Out, Bits<32>>,)*
     pub idx_stat_commands: Signal<Out, Bits<STAT_BITS>>,
     pub idx_stat_bloom_negatives: Signal<Out, Bits<STAT_BITS>>,
     pub idx_stat_false_positives: Signal<Out, Bits<STAT_BITS>>,
@@ -173,18 +164,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             mv_to: Default::default(),
             cleaned: Default::default(),
             idle: Default::default(),
-            stat_writes: Default::default(),
-            stat_unique_writes: Default::default(),
-            stat_duplicate_writes: Default::default(),
-            stat_relocations: Default::default(),
-            stat_erases: Default::default(),
-            stat_stale_hits: Default::default(),
-            stat_cleaned: Default::default(),
-            stat_live_pages: Default::default(),
-            stat_mapped_lpas: Default::default(),
-            stat_index_full: Default::default(),
-            stat_errors: Default::default(),
-            stat_cleaner_backlog: Default::default(),
+            $($stat: Default::default(),)*
             idx_stat_commands: Default::default(),
             idx_stat_bloom_negatives: Default::default(),
             idx_stat_false_positives: Default::default(),
@@ -308,18 +288,6 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.mv_to.next = self.ftl.mv_to.val();
         self.cleaned.next = self.ftl.cleaned.val();
         self.idle.next = self.ftl.idle.val() & !self.held.q.val();
-        self.stat_writes.next = self.ftl.stat[0].val();
-        self.stat_unique_writes.next = self.ftl.stat[1].val();
-        self.stat_duplicate_writes.next = self.ftl.stat[2].val();
-        self.stat_relocations.next = self.ftl.stat[3].val();
-        self.stat_erases.next = self.ftl.stat[4].val();
-        self.stat_stale_hits.next = self.ftl.stat[5].val();
-        self.stat_cleaned.next = self.ftl.stat[6].val();
-        self.stat_live_pages.next = self.ftl.stat[7].val();
-        self.stat_mapped_lpas.next = self.ftl.stat[8].val();
-        self.stat_index_full.next = self.ftl.stat[9].val();
-        self.stat_errors.next = self.ftl.stat[10].val();
-        self.stat_cleaner_backlog.next = self.ftl.stat[11].val();
         self.mem_req_valid.next = self.ftl.mem_req_valid.val();
         self.ftl.mem_req_ready.next = self.mem_req_ready.val();
         self.mem_req_write.next = self.ftl.mem_req_write.val();
@@ -341,6 +309,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.index.rsp_ready.next = self.ftl.idx_rsp_ready.val();
         self.ftl.idx_rsp_status.next = self.index.rsp_status.val();
         self.ftl.idx_rsp_entry.next = self.index.rsp_entry.val();
+        $(self.$stat.next = self.ftl.stat[$k].val();)*
         self.idx_stat_commands.next = self.index.stat_commands.val();
         self.idx_stat_bloom_negatives.next = self.index.stat_bloom_negatives.val();
         self.idx_stat_false_positives.next = self.index.stat_false_positives.val();
@@ -374,12 +343,28 @@ ditto_core!(
     /// The whole core with the sequenced (state-machine) FTL controller, for
     /// configurations with room to spare.
     DittoCore,
-    FtlController
+    FtlController,
+    [
+        stat_writes = 0,
+        stat_unique_writes = 1,
+        stat_duplicate_writes = 2,
+        stat_relocations = 3,
+        stat_erases = 4,
+        stat_stale_hits = 5,
+        stat_cleaned = 6,
+        stat_live_pages = 7,
+        stat_mapped_lpas = 8,
+        stat_index_full = 9,
+        stat_errors = 10,
+        stat_cleaner_backlog = 11
+    ]
 );
 ditto_core!(
     /// The whole core with the microcoded FTL controller
     /// ([`MicroFtl`](super::micro::cpu::MicroFtl)): the same behaviour in a
-    /// fraction of the logic, for the small FPGA.
+    /// fraction of the logic, for the small FPGA. Its counters live in the
+    /// controller's block RAM, so there are no `stat_*` ports: `STATS` reads them.
     DittoCoreMicro,
-    MicroFtl
+    MicroFtl,
+    []
 );

@@ -4,15 +4,18 @@
 //! either can sit in [`DittoCore`](crate::ftl::ditto_core); this one is a
 //! fraction of the size and takes more clocks per command.
 //!
-//! Inside: a 512 x 24-bit program ROM and a 64 x 24-bit register file, both
-//! in block RAM; one instruction every four clocks (fetch, read `ra`, read
-//! `rb`, execute), I/O instructions holding the execute clock until their
-//! handshake completes; a read-word and a write-word register for the
-//! 64-bit FTL memory with fixed field extract/insert ([`super::isa::Field`]);
-//! the twelve 32-bit counters with one shared incrementer. The instruction
-//! set is in [`super::isa`], and [`super::emu`] is its reference.
+//! One difference: it has no `stat` ports. Its twelve 32-bit counters live
+//! in the register file's block RAM (words 64 to 75), and `STATS` reads them.
+//!
+//! Inside: a 512 x 24-bit program ROM and a 128 x 32-bit register file
+//! (64 registers and the counters), both in block RAM; one instruction every
+//! four clocks (fetch, read `ra`, read `rb` or a counter, execute), I/O
+//! instructions holding the execute clock until their handshake completes; a
+//! read-word and a write-word register for the 64-bit FTL memory with fixed
+//! field extract/insert ([`super::isa::Field`]). The instruction set is in
+//! [`super::isa`], and [`super::emu`] is its reference.
 use super::isa::{INSN_BITS, PC_BITS, REG_BITS, WORD_BITS};
-use crate::ftl::{ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, STATS};
+use crate::ftl::{ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::{CMD_TAG_BITS, ENTRY_BITS};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
@@ -70,10 +73,10 @@ pub struct MicroFtl {
 
     pub cleaned: Signal<Out, Bit>,
     pub idle: Signal<Out, Bit>,
-    pub stat: [Signal<Out, Bits<32>>; STATS],
 
     rom: SyncROM<Bits<INSN_BITS>, PC_BITS>,
-    regs: RAM<Bits<WORD_BITS>, REG_BITS>,
+    /// Words 0..63: the registers (24 bits used); 64..75: the counters.
+    regs: RAM<Bits<32>, { REG_BITS + 1 }>,
     /// 0 fetch, 1 read `ra`, 2 read `rb`, 3 execute.
     phase: DFF<Bits<2>>,
     /// Handshake step inside the execute clock (request sent / waiting).
@@ -83,7 +86,6 @@ pub struct MicroFtl {
     a: DFF<Bits<WORD_BITS>>,
     read_word: DFF<Bits<MEM_DATA_BITS>>,
     write_word: DFF<Bits<MEM_DATA_BITS>>,
-    counters: [DFF<Bits<32>>; STATS],
     status: DFF<Bits<4>>,
     value: DFF<Bits<32>>,
     flags: DFF<Bits<3>>,
@@ -109,10 +111,7 @@ pub struct MicroFtl {
     done: Signal<Local, Bit>,
     port: Signal<Local, Bits<WORD_BITS>>,
     field: Signal<Local, Bits<WORD_BITS>>,
-    counter_sel: Signal<Local, Bits<4>>,
     counter: Signal<Local, Bits<32>>,
-    counter_next: Signal<Local, Bits<32>>,
-    stat_ids: [Constant<Bits<4>>; STATS],
 }
 
 impl Default for MicroFtl {
@@ -167,7 +166,6 @@ impl Default for MicroFtl {
             mem_rsp_rdata: Default::default(),
             cleaned: Default::default(),
             idle: Default::default(),
-            stat: core::array::from_fn(|_| Default::default()),
             rom: SyncROM::new(program),
             regs: Default::default(),
             phase: Default::default(),
@@ -177,7 +175,6 @@ impl Default for MicroFtl {
             a: Default::default(),
             read_word: Default::default(),
             write_word: Default::default(),
-            counters: core::array::from_fn(|_| Default::default()),
             status: Default::default(),
             value: Default::default(),
             flags: Default::default(),
@@ -201,10 +198,7 @@ impl Default for MicroFtl {
             done: Default::default(),
             port: Default::default(),
             field: Default::default(),
-            counter_sel: Default::default(),
             counter: Default::default(),
-            counter_next: Default::default(),
-            stat_ids: core::array::from_fn(|i| Constant::new(bits(i as u64))),
         }
     }
 }
@@ -216,11 +210,6 @@ impl Logic for MicroFtl {
             self, clock, phase, step, pc, ir, a, read_word, write_word, status, value, flags, from, to, home, idle_r,
             op, tag, lpa, fp, idx_status, idx_entry
         );
-        for i in 0..12 {
-            self.counters[i].clock.next = self.clock.val();
-            self.counters[i].d.next = self.counters[i].q.val();
-            self.stat[i].next = self.counters[i].q.val();
-        }
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
         self.regs.write_clock.next = self.clock.val();
@@ -230,10 +219,23 @@ impl Logic for MicroFtl {
         self.opc.next = self.ir.q.val().get_bits::<5>(19);
         self.rd.next = self.ir.q.val().get_bits::<REG_BITS>(13);
         self.imm.next = self.ir.q.val().get_bits::<7>(0);
-        self.b.next = self.regs.read_data.val();
-        self.regs.read_address.next = self.ir.q.val().get_bits::<REG_BITS>(1);
+        self.b.next = self.regs.read_data.val().get_bits::<WORD_BITS>(0);
+        self.counter.next = self.regs.read_data.val();
+        // Phase 1 reads `ra`; phase 2 reads `rb`, or for `CNT` the counter
+        // `imm[3:0]` (increment, decrement) or `ra` (read, clear).
+        self.regs.read_address.next = bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.ir.q.val().get_bits::<REG_BITS>(1));
+        if self.opc.val() == 20 {
+            if self.imm.val().get_bit(5) {
+                self.regs.read_address.next = bits::<{ REG_BITS + 1 }>(64)
+                    | bit_cast::<{ REG_BITS + 1 }, 4>(self.regs.read_data.val().get_bits::<4>(0));
+            } else {
+                self.regs.read_address.next =
+                    bits::<{ REG_BITS + 1 }>(64) | bit_cast::<{ REG_BITS + 1 }, 4>(self.imm.val().get_bits::<4>(0));
+            }
+        }
         if self.phase.q.val() == 1 {
-            self.regs.read_address.next = self.rom.data.val().get_bits::<REG_BITS>(7);
+            self.regs.read_address.next =
+                bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.rom.data.val().get_bits::<REG_BITS>(7));
         }
 
         // --- IN ports and GETF fields ---------------------------------------------------
@@ -270,26 +272,11 @@ impl Logic for MicroFtl {
             _ => {}
         }
 
-        // --- Counters: one shared incrementer --------------------------------------------
-        self.counter_sel.next = self.imm.val().get_bits::<4>(0);
-        if self.imm.val().get_bits::<2>(4) == 2 {
-            self.counter_sel.next = self.a.q.val().get_bits::<4>(0);
-        }
-        self.counter.next = 0.into();
-        for i in 0..12 {
-            if self.counter_sel.val() == self.stat_ids[i].val() {
-                self.counter.next = self.counters[i].q.val();
-            }
-        }
-        if self.imm.val().get_bit(4) {
-            self.counter_next.next = self.counter.val() - 1;
-        } else {
-            self.counter_next.next = self.counter.val() + 1;
-        }
-
         // --- Execute ----------------------------------------------------------------------
         self.pc_next.next = self.pc.q.val() + 1;
         self.result.next = 0.into();
+        self.regs.write_address.next = bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.rd.val());
+        self.regs.write_data.next = 0.into();
         self.writes.next = false;
         self.done.next = true;
         self.cmd_ready.next = false;
@@ -475,21 +462,24 @@ impl Logic for MicroFtl {
                     6 => self.idle_r.d.next = self.a.q.val().get_bit(0),
                     _ => {}
                 },
-                20 => match self.imm.val().get_bits::<2>(4).index() {
-                    2 => self.value.d.next = self.counter.val(),
-                    3 => {
-                        for i in 0..12 {
-                            self.counters[i].d.next = 0.into();
+                20 => {
+                    self.regs.write_address.next =
+                        bits::<{ REG_BITS + 1 }>(64) | bit_cast::<{ REG_BITS + 1 }, 4>(self.imm.val().get_bits::<4>(0));
+                    self.writes.next = true;
+                    match self.imm.val().get_bits::<2>(4).index() {
+                        0 => self.regs.write_data.next = self.counter.val() + 1,
+                        1 => self.regs.write_data.next = self.counter.val() - 1,
+                        2 => {
+                            self.value.d.next = self.counter.val();
+                            self.writes.next = false;
+                        }
+                        _ => {
+                            self.regs.write_address.next = bits::<{ REG_BITS + 1 }>(64)
+                                | bit_cast::<{ REG_BITS + 1 }, 4>(self.a.q.val().get_bits::<4>(0));
+                            self.regs.write_data.next = 0.into();
                         }
                     }
-                    _ => {
-                        for i in 0..12 {
-                            if self.counter_sel.val() == self.stat_ids[i].val() {
-                                self.counters[i].d.next = self.counter_next.val();
-                            }
-                        }
-                    }
-                },
+                }
                 21 => {
                     self.cmd_ready.next = true;
                     if self.cmd_valid.val() {
@@ -540,8 +530,9 @@ impl Logic for MicroFtl {
         }
 
         // --- Sequencing and write-back ------------------------------------------------------
-        self.regs.write_address.next = self.rd.val();
-        self.regs.write_data.next = self.result.val();
+        if self.opc.val() != 20 {
+            self.regs.write_data.next = bit_cast::<32, WORD_BITS>(self.result.val());
+        }
         self.regs.write_enable.next = false;
         match self.phase.q.val().index() {
             0 => self.phase.d.next = 1.into(),
@@ -550,7 +541,7 @@ impl Logic for MicroFtl {
                 self.phase.d.next = 2.into();
             }
             2 => {
-                self.a.d.next = self.regs.read_data.val();
+                self.a.d.next = self.regs.read_data.val().get_bits::<WORD_BITS>(0);
                 self.phase.d.next = 3.into();
             }
             _ => {
@@ -575,9 +566,6 @@ impl Logic for MicroFtl {
             self.step.d.next = false;
             self.pc.d.next = 0.into();
             self.idle_r.d.next = false;
-            for i in 0..12 {
-                self.counters[i].d.next = 0.into();
-            }
         }
     }
 }
@@ -590,6 +578,5 @@ mod tests {
     fn micro_ftl_emits_verilog() {
         let v = crate::verilog::top_verilog(MicroFtl::default());
         assert!(v.contains("module top"));
-        std::fs::write("/tmp/micro_ftl.v", &v).unwrap();
     }
 }

@@ -1,10 +1,10 @@
 //! The sequencer's instruction set, and an assembler for it.
 //!
 //! A 24-bit datapath (LPAs, page ids and PPAs are 24-bit in the tables),
-//! 64 registers, 24-bit instructions, a 9-bit program counter. Every
-//! instruction takes four clocks (fetch, read `ra`, read `rb`, execute);
-//! the I/O instructions stay in their execute clock until their handshake
-//! completes.
+//! 64 registers, twelve 32-bit counters, 24-bit instructions, a 9-bit
+//! program counter. Every instruction takes four clocks (fetch, read `ra`,
+//! read `rb`, execute); the I/O instructions stay in their execute clock
+//! until their handshake completes.
 //!
 //! Encoding: `op[23:19]`, `X[18:13]`, `Y[12:7]`, `Z[6:1]`, `imm7 = [6:0]`,
 //! `imm13 = [12:0]`.
@@ -73,7 +73,7 @@ pub enum Opc {
     /// `port imm[3:0] = ra` (see [`OutPort`])
     Out = 19,
     /// counters: `imm[5:4]` = 0 increment counter `imm[3:0]`, 1 decrement
-    /// it, 2 response value = counter `ra`, 3 clear them all
+    /// it, 2 response value = counter `ra`, 3 clear counter `ra`
     Cnt = 20,
     /// a waiting command: accept it (latching op, tag, lpa and fingerprint)
     /// and go on; none: jump to `target`
@@ -369,8 +369,9 @@ impl Asm {
     pub fn counter_value(&mut self, ra: Reg) {
         self.emit(enc(Opc::Cnt, 0, ra.0 as u32, 0x20))
     }
-    pub fn clear_counters(&mut self) {
-        self.emit(enc(Opc::Cnt, 0, 0, 0x30))
+    /// Counter number `ra` = 0.
+    pub fn clear_counter(&mut self, ra: Reg) {
+        self.emit(enc(Opc::Cnt, 0, ra.0 as u32, 0x30))
     }
     pub fn poll(&mut self, none: &'static str) {
         self.fixups.push((self.code.len(), none, Fix::Jump));

@@ -18,7 +18,7 @@ const T0: Reg = Reg(2);
 const T1: Reg = Reg(3);
 const T2: Reg = Reg(4);
 const T3: Reg = Reg(5);
-/// Return addresses: of `release`, `program_page` and `hit_live`.
+/// Return addresses: of `release`, `program_page`, and the leaf subroutines.
 const LINK_R: Reg = Reg(6);
 const LINK_P: Reg = Reg(7);
 const LINK_H: Reg = Reg(8);
@@ -96,27 +96,12 @@ fn j(a: &mut Asm, target: &'static str) {
     a.jal(JUNK, target);
 }
 
-/// `dst = 1 << bits` (bits read from `port`), by doubling.
-fn power_of_two(a: &mut Asm, dst: Reg, port: InPort, lp: &'static str, done: &'static str) {
+/// `dst = value << bits` (bits read from `port`), by the `shift_left` subroutine.
+fn shifted(a: &mut Asm, dst: Reg, value: Reg, port: InPort) {
     a.input(T0, port);
-    a.mov(dst, ONE);
-    a.label(lp);
-    a.bz(T0, done);
-    a.add(dst, dst, dst);
-    a.subi(T0, T0, 1);
-    j(a, lp);
-    a.label(done);
-}
-
-/// Opens the home device's next free block (`POpen`, `GOpenNext`).
-fn open_next_block(a: &mut Asm) {
-    a.or(T0, HOME_BASE, DEV_HEAD);
-    a.mrd(FREE, T0);
-    a.getf(DEV_OPEN, Field::W16);
-    a.addi(DEV_HEAD, DEV_HEAD, 1);
-    a.and(DEV_HEAD, DEV_HEAD, BPD_M1);
-    a.subi(DEV_FREE, DEV_FREE, 1);
-    a.mov(DEV_WRITTEN, ZERO);
+    a.mov(T1, value);
+    a.jal(LINK_H, "shift_left");
+    a.mov(dst, T1);
 }
 
 /// Queues index entry `entry` for the cleaner.
@@ -127,15 +112,6 @@ fn push_stale(a: &mut Asm, entry: Reg) {
     a.mwr(STALE, T0);
     a.addi(STALE_TAIL, STALE_TAIL, 1);
     a.inc(Stat::CleanerBacklog);
-}
-
-/// A stale hit: stored again, the entry re-pointed.
-fn stale_hit(a: &mut Asm) {
-    a.mov(STALE_HIT, ONE);
-    a.mov(HAS_ENTRY, ONE);
-    a.li(FLAGS, crate::ftl::flag::STALE as u32);
-    a.inc(Stat::StaleHits);
-    j(a, "w_unique");
 }
 
 fn assemble() -> Vec<u32> {
@@ -152,24 +128,23 @@ fn assemble() -> Vec<u32> {
     a.mov(NEXT_FRESH, ZERO);
     a.mov(STALE_HEAD, ZERO);
     a.mov(STALE_TAIL, ZERO);
-    a.clear_counters();
-    power_of_two(a, PPB, InPort::PageBits, "g_ppb", "g_ppb_done");
-    power_of_two(a, BPD, InPort::BlockBits, "g_bpd", "g_bpd_done");
-    power_of_two(a, DEVICES, InPort::DevBits, "g_dev", "g_dev_done");
+    a.mov(T2, ZERO);
+    a.label("clear_counters");
+    a.clear_counter(T2);
+    a.addi(T2, T2, 1);
+    a.subi(T1, T2, crate::ftl::STATS as u32);
+    a.bnz(T1, "clear_counters");
+    shifted(a, PPB, ONE, InPort::PageBits);
+    shifted(a, BPD, ONE, InPort::BlockBits);
+    shifted(a, DEVICES, ONE, InPort::DevBits);
     a.input(RESERVE, InPort::Reserve);
     a.input(LPAS, InPort::Lpas);
     a.subi(PPB_M1, PPB, 1);
     a.subi(BPD_M1, BPD, 1);
     a.subi(DEV_M1, DEVICES, 1);
     // usable = (bpd - reserve) << page_bits
-    a.sub(USABLE, BPD, RESERVE);
-    a.input(T0, InPort::PageBits);
-    a.label("g_usable");
-    a.bz(T0, "g_usable_done");
-    a.add(USABLE, USABLE, USABLE);
-    a.subi(T0, T0, 1);
-    j(a, "g_usable");
-    a.label("g_usable_done");
+    a.sub(T2, BPD, RESERVE);
+    shifted(a, USABLE, T2, InPort::PageBits);
     a.li(T0, 0xff);
     a.shift(M16, T0, Shift::Left8);
     a.or(M16, M16, T0);
@@ -212,27 +187,28 @@ fn assemble() -> Vec<u32> {
     a.label("i_index");
     a.input(T0, InPort::IdxReady);
     a.bz(T0, "i_index");
-    a.bz(RESETTING, "idle");
+    a.bz(RESETTING, "idle_loop");
     a.mov(RESETTING, ZERO);
     a.li(STATUS, crate::ftl::Status::Done as u32);
     a.mov(FLAGS, ZERO);
     a.out(OutPort::Value, ZERO);
     j(a, "respond");
 
-    // --- Waiting: a command, else a cleaner step ---------------------------------
-    a.label("idle");
-    a.out(OutPort::Idle, ONE);
+    // --- Waiting: a command, else a cleaner step; `idle` once neither ----------------
     a.label("idle_loop");
     a.poll("no_command");
     j(a, "decode");
     a.label("no_command");
     a.input(T0, InPort::Hold);
-    a.bnz(T0, "idle_loop");
+    a.bnz(T0, "set_idle");
     a.sub(T0, STALE_TAIL, STALE_HEAD);
-    a.bz(T0, "idle_loop");
+    a.bz(T0, "set_idle");
     a.out(OutPort::Idle, ZERO);
     a.mov(SYNCING, ZERO);
     j(a, "clean_step");
+    a.label("set_idle");
+    a.out(OutPort::Idle, ONE);
+    j(a, "idle_loop");
 
     // --- Decode --------------------------------------------------------------------
     a.label("decode");
@@ -292,18 +268,18 @@ fn assemble() -> Vec<u32> {
     a.sltu(T1, STATUS, T0);
     a.bnz(T1, "r_ok");
     a.inc(Stat::Errors);
-    j(a, "idle");
+    j(a, "idle_loop");
     a.label("r_ok");
     a.bnz(STATUS, "r_not_unique");
     a.inc(Stat::Writes);
     a.inc(Stat::UniqueWrites);
-    j(a, "idle");
+    j(a, "idle_loop");
     a.label("r_not_unique");
     a.subi(T1, STATUS, 1);
-    a.bnz(T1, "idle");
+    a.bnz(T1, "idle_loop");
     a.inc(Stat::Writes);
     a.inc(Stat::DuplicateWrites);
-    j(a, "idle");
+    j(a, "idle_loop");
 
     // --- WRITE / WRITE_FP / WRITE_UNIQUE ------------------------------------------------
     a.label("write");
@@ -336,15 +312,19 @@ fn assemble() -> Vec<u32> {
     a.getf(E_PID, Field::W24);
     a.getf(E_VER, Field::EVer);
     a.bnz(E_VALID, "w_read_hit");
-    stale_hit(a);
+    // A stale hit: stored again, the entry re-pointed.
+    a.label("w_stale");
+    a.mov(STALE_HIT, ONE);
+    a.mov(HAS_ENTRY, ONE);
+    a.li(FLAGS, crate::ftl::flag::STALE as u32);
+    a.inc(Stat::StaleHits);
+    j(a, "w_unique");
     a.label("w_read_hit");
     a.mrd(PAGE, E_PID);
     a.getf(H_RC, Field::Rc);
     a.getf(H_PPA, Field::W24);
     a.jal(LINK_H, "hit_live");
-    a.bnz(T0, "w_live");
-    stale_hit(a);
-    a.label("w_live");
+    a.bz(T0, "w_stale");
     a.li(T0, crate::ftl::REFCOUNT_MAX);
     a.sub(T1, H_RC, T0);
     a.bnz(T1, "w_write_hit");
@@ -473,7 +453,7 @@ fn assemble() -> Vec<u32> {
     a.label("program_page");
     a.sub(T0, DEV_WRITTEN, PPB);
     a.bnz(T0, "p_read_blk");
-    open_next_block(a);
+    a.jal(LINK_H, "open_next_block");
     a.label("p_read_blk");
     a.mrd(BLK, DEV_OPEN);
     a.getf(T0, Field::W16);
@@ -526,7 +506,7 @@ fn assemble() -> Vec<u32> {
     a.label("g_have");
     a.sub(T0, VICTIM, DEV_OPEN);
     a.bnz(T0, "g_rev");
-    open_next_block(a);
+    a.jal(LINK_H, "open_next_block");
     a.label("g_rev");
     a.shift(T0, VICTIM, Shift::Left8);
     a.or(GC_PPA, T0, GC_PAGE);
@@ -618,6 +598,26 @@ fn assemble() -> Vec<u32> {
     a.label("r_done");
     a.jr(LINK_R);
 
+    // --- open_next_block: opens the home device's next free block; returns via LINK_H ----
+    a.label("open_next_block");
+    a.or(T0, HOME_BASE, DEV_HEAD);
+    a.mrd(FREE, T0);
+    a.getf(DEV_OPEN, Field::W16);
+    a.addi(DEV_HEAD, DEV_HEAD, 1);
+    a.and(DEV_HEAD, DEV_HEAD, BPD_M1);
+    a.subi(DEV_FREE, DEV_FREE, 1);
+    a.mov(DEV_WRITTEN, ZERO);
+    a.jr(LINK_H);
+
+    // --- shift_left: T1 <<= T0; returns via LINK_H -----------------------------------------
+    a.label("shift_left");
+    a.bz(T0, "shift_done");
+    a.add(T1, T1, T1);
+    a.subi(T0, T0, 1);
+    j(a, "shift_left");
+    a.label("shift_done");
+    a.jr(LINK_H);
+
     // --- hit_live: is the PAGE word just read the live copy ENTRY_NO points at? T0 = 1/0 ------
     a.label("hit_live");
     a.getf(T1, Field::Rc);
@@ -699,7 +699,7 @@ fn assemble() -> Vec<u32> {
     a.label("c_done");
     a.bnz(SYNCING, "sync_loop");
     a.pulse_cleaned();
-    j(a, "idle");
+    j(a, "idle_loop");
 
     asm.finish()
 }
