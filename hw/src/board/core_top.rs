@@ -144,6 +144,10 @@ pub struct CoreBoardTop<
     r_flags: DFF<Bits<3>>,
     r_clean: DFF<Bits<16>>,
     r_ever: DFF<Bit>,
+    /// The received command is not one the core takes (`ErrMalformed`).
+    c_malformed: DFF<Bit>,
+    /// The received command is `STATS` of an index counter (answered here).
+    c_index_stats: DFF<Bit>,
     rsp_pending: DFF<Bit>,
     clean_count: DFF<Bits<16>>,
     err_pending: DFF<Bit>,
@@ -265,6 +269,8 @@ impl<
             r_flags: Default::default(),
             r_clean: Default::default(),
             r_ever: Default::default(),
+            c_malformed: Default::default(),
+            c_index_stats: Default::default(),
             rsp_pending: Default::default(),
             clean_count: Default::default(),
             err_pending: Default::default(),
@@ -375,6 +381,8 @@ impl<
             r_flags,
             r_clean,
             r_ever,
+            c_malformed,
+            c_index_stats,
             rsp_pending,
             clean_count,
             err_pending,
@@ -635,6 +643,13 @@ impl<
             }
         }
 
+        // What a command frame asks for, decided from its payload (registered:
+        // the payload is complete two bytes before the frame ends).
+        self.c_malformed.d.next = !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.val())
+            | ((self.op.val().get_bits::<7>(0) != 0) & (self.op.val().get_bits::<7>(0) < 8) & !self.page_frame.val()));
+        self.c_index_stats.d.next =
+            (self.op.val().get_bits::<7>(0) == 5) & (self.lpa.val() >= 12) & (self.lpa.val() < 18);
+
         // A whole frame: act on it (the clock after its last byte).
         self.answer_ok.next = (self.rx_tag.q.val() == self.seq.q.val()) & !self.tx_is_req.q.val();
         self.complete.d.next = false;
@@ -653,17 +668,13 @@ impl<
                     // is not run twice; its response goes out again.
                     self.rsp_pending.d.next = true;
                     self.page_drop.d.next = self.rx_page.q.val();
-                } else if !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.val())
-                    | ((self.op.val().get_bits::<7>(0) != 0)
-                        & (self.op.val().get_bits::<7>(0) < 8)
-                        & !self.page_frame.val()))
-                {
+                } else if self.c_malformed.q.val() {
                     // Not a command the core can take: ErrMalformed.
                     self.local_rsp.next = true;
                     self.local_status.next = 10.into();
                     self.local_value.next = 0.into();
                     self.page_drop.d.next = self.rx_page.q.val();
-                } else if (self.op.val().get_bits::<7>(0) == 5) & (self.lpa.val() >= 12) & (self.lpa.val() < 18) {
+                } else if self.c_index_stats.q.val() {
                     self.local_rsp.next = true;
                     self.local_status.next = 5.into();
                     self.local_value.next = self.idx_value.val();

@@ -1,11 +1,15 @@
 //! `MicroFtl`: the FTL remap controller as a sequencer running
-//! [`super::program`]. Its ports and their contracts are exactly those of
+//! [`super::program`]. Its ports and their contracts are those of
 //! [`FtlController`](crate::ftl::controller::FtlController) (see there), so
 //! either can sit in [`DittoCore`](crate::ftl::ditto_core); this one is a
-//! fraction of the size and takes more clocks per command.
-//!
-//! One difference: it has no `stat` ports. Its twelve 32-bit counters live
-//! in the register file's block RAM (words 64 to 75), and `STATS` reads them.
+//! fraction of the size and takes more clocks per command. Two differences:
+//! - No `stat` ports: its twelve 32-bit counters live in the register
+//!   file's block RAM (words 64 to 75), and `STATS` reads them.
+//! - It does not copy the fingerprint: a command offered on `cmd_*` must stay
+//!   offered, unchanged, until `cmd_ready` takes it (which the controller
+//!   raises once it has given the key to the index), as `DittoCore`'s command
+//!   slot does. `idle` is high only when the controller waits for a command
+//!   and the cleaner has nothing to do (or is held).
 //!
 //! Inside: a 512 x 24-bit program ROM and a 128 x 32-bit register file
 //! (64 registers and the counters), both in block RAM; one instruction every
@@ -96,7 +100,6 @@ pub struct MicroFtl {
     op: DFF<Bits<3>>,
     tag: DFF<Bits<CMD_TAG_BITS>>,
     lpa: DFF<Bits<ADDR_BITS>>,
-    fp: DFF<Bits<160>>,
     idx_status: DFF<Bits<4>>,
     idx_entry: DFF<Bits<ENTRY_BITS>>,
 
@@ -185,7 +188,6 @@ impl Default for MicroFtl {
             op: Default::default(),
             tag: Default::default(),
             lpa: Default::default(),
-            fp: Default::default(),
             idx_status: Default::default(),
             idx_entry: Default::default(),
             opc: Default::default(),
@@ -208,7 +210,7 @@ impl Logic for MicroFtl {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, step, pc, ir, a, read_word, write_word, status, value, flags, from, to, home, idle_r,
-            op, tag, lpa, fp, idx_status, idx_entry
+            op, tag, lpa, idx_status, idx_entry
         );
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
@@ -294,9 +296,9 @@ impl Logic for MicroFtl {
         self.idx_cmd_op.next = self.imm.val().get_bits::<3>(0);
         self.idx_cmd_entry.next = self.a.q.val().get_bits::<ENTRY_BITS>(0);
         if self.cfg_array_wide.val() {
-            self.idx_cmd_fp.next = self.fp.q.val();
+            self.idx_cmd_fp.next = self.cmd_fp.val();
         } else {
-            self.idx_cmd_fp.next = self.fp.q.val() ^ (bit_cast::<160, 3>(self.home.q.val()) << 157);
+            self.idx_cmd_fp.next = self.cmd_fp.val() ^ (bit_cast::<160, 3>(self.home.q.val()) << 157);
         }
         if self.phase.q.val() == 3 {
             match self.opc.val().index() {
@@ -481,12 +483,10 @@ impl Logic for MicroFtl {
                     }
                 }
                 21 => {
-                    self.cmd_ready.next = true;
                     if self.cmd_valid.val() {
                         self.op.d.next = self.cmd_op.val();
                         self.tag.d.next = self.cmd_tag.val();
                         self.lpa.d.next = self.cmd_lpa.val();
-                        self.fp.d.next = self.cmd_fp.val();
                         self.idle_r.d.next = false;
                     } else {
                         self.pc_next.next = self.ir.q.val().get_bits::<PC_BITS>(0);
@@ -524,6 +524,10 @@ impl Logic for MicroFtl {
                     } else {
                         self.cleaned.next = true;
                     }
+                }
+                26 => {
+                    self.cmd_ready.next = true;
+                    self.done.next = self.cmd_valid.val();
                 }
                 _ => {}
             }

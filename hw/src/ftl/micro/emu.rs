@@ -10,8 +10,11 @@ const MASK: u32 = (1 << WORD_BITS) - 1;
 
 /// What the sequencer's ports are connected to.
 pub trait MicroPorts {
-    /// A waiting command `(op, tag, lpa, fingerprint)`, taken if any.
+    /// The offered command `(op, tag, lpa, fingerprint)`, if any (it stays
+    /// offered until [`MicroPorts::take`]).
     fn command(&mut self) -> Option<(u8, u8, u32, Fingerprint)>;
+    /// Takes the offered command.
+    fn take(&mut self);
     fn mem_read(&mut self, addr: u32) -> u64;
     fn mem_write(&mut self, addr: u32, data: u64);
     /// One index command on `key` (or `entry`): `(status, entry)`.
@@ -44,7 +47,6 @@ pub struct Emu {
     op: u8,
     tag: u8,
     lpa: u32,
-    fp: Fingerprint,
     idx_status: u8,
     idx_entry: u16,
     /// Instructions executed.
@@ -72,7 +74,6 @@ impl Emu {
             op: 0,
             tag: 0,
             lpa: 0,
-            fp: [0; 20],
             idx_status: 0,
             idx_entry: 0,
             steps: 0,
@@ -175,14 +176,15 @@ impl Emu {
             }
         } else if opc(Opc::Poll) {
             match io.command() {
-                Some((op, tag, lpa, fp)) => {
-                    (self.op, self.tag, self.lpa, self.fp) = (op & 7, tag, lpa & MASK, fp);
+                Some((op, tag, lpa, _)) => {
+                    (self.op, self.tag, self.lpa) = (op & 7, tag, lpa & MASK);
                     self.idle = false;
                 }
                 None => next = insn.jump_target(),
             }
         } else if opc(Opc::Idx) {
-            let mut key = self.fp;
+            // The offered command's key (a `DEREF_ENTRY` of the cleaner ignores it).
+            let mut key = io.command().map_or([0; 20], |c| c.3);
             if !io.config().5 {
                 key[0] ^= (self.home as u8) << 5;
             }
@@ -191,6 +193,8 @@ impl Emu {
             io.respond(self.tag, self.status, self.value, self.flags);
         } else if opc(Opc::Mv) {
             io.relocate(self.mv_from, self.mv_to);
+        } else if opc(Opc::Take) {
+            io.take();
         } else if opc(Opc::Pulse) {
             if imm & 1 == 0 {
                 io.cleaned();
@@ -229,7 +233,10 @@ mod tests {
 
     impl MicroPorts for Rig {
         fn command(&mut self) -> Option<(u8, u8, u32, Fingerprint)> {
-            self.pending.take().map(|c| (c.op, c.tag, c.lpa, c.fp))
+            self.pending.map(|c| (c.op, c.tag, c.lpa, c.fp))
+        }
+        fn take(&mut self) {
+            assert!(self.pending.take().is_some(), "TAKE without a command offered");
         }
         fn mem_read(&mut self, addr: u32) -> u64 {
             *self.memory.get(&addr).unwrap_or(&0)

@@ -75,11 +75,11 @@ pub enum Opc {
     /// counters: `imm[5:4]` = 0 increment counter `imm[3:0]`, 1 decrement
     /// it, 2 response value = counter `ra`, 3 clear counter `ra`
     Cnt = 20,
-    /// a waiting command: accept it (latching op, tag, lpa and fingerprint)
-    /// and go on; none: jump to `target`
+    /// a waiting command: latch its op, tag and lpa and go on (it stays
+    /// offered, with its fingerprint, until `TAKE`); none: jump to `target`
     Poll = 21,
-    /// index command `imm[2:0]` on entry `ra` (and the command's key), then
-    /// wait for its response (status and entry latched for `IN`)
+    /// index command `imm[2:0]` on entry `ra` (and the offered command's
+    /// key), then wait for its response (status and entry latched for `IN`)
     Idx = 22,
     /// present the response (tag, status, value, flags) until it is taken
     Rsp = 23,
@@ -87,6 +87,8 @@ pub enum Opc {
     Mv = 24,
     /// one-clock pulse: `imm[0]` = 0 `cleaned`, 1 the index's reset
     Pulse = 25,
+    /// take the offered command (`cmd_ready` for one clock)
+    Take = 26,
 }
 
 /// `SHIFT` amounts.
@@ -379,6 +381,9 @@ impl Asm {
     }
     pub fn idx(&mut self, op: crate::index::Op, entry: Reg) {
         self.emit(enc(Opc::Idx, 0, entry.0 as u32, op as u32))
+    }
+    pub fn take(&mut self) {
+        self.emit(enc(Opc::Take, 0, 0, 0))
     }
     pub fn rsp(&mut self) {
         self.emit(enc(Opc::Rsp, 0, 0, 0))

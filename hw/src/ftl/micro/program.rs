@@ -217,6 +217,16 @@ fn assemble() -> Vec<u32> {
     a.and(HOME, LPA, DEV_M1);
     a.out(OutPort::Home, HOME);
     a.shift(HOME_BASE, HOME, Shift::Left13);
+    // WRITE and WRITE_FP in range: the key to the index first (PUT), then
+    // the command is taken; its answer is read in `write`.
+    a.li(T0, 2);
+    a.sltu(T1, OP, T0);
+    a.sltu(T2, LPA, LPAS);
+    a.and(T1, T1, T2);
+    a.bz(T1, "d_take");
+    a.idx(IndexOp::Put, ZERO);
+    a.label("d_take");
+    a.take();
     a.out(OutPort::Value, ZERO);
     a.mov(FLAGS, ZERO);
     a.mov(OLD_VALID, ZERO);
@@ -293,7 +303,6 @@ fn assemble() -> Vec<u32> {
     a.label("w_no_old");
     a.subi(T0, OP, 2);
     a.bz(T0, "w_unique");
-    a.idx(IndexOp::Put, ZERO);
     a.input(ENTRY_NO, InPort::IdxEntry);
     a.input(T0, InPort::IdxStatus);
     a.bnz(T0, "w_put_not_new");
