@@ -13,7 +13,7 @@
 //!
 //! Inside: a 512 x 24-bit program ROM and a 128 x 32-bit register file
 //! (64 registers and the counters), both in block RAM; one instruction every
-//! four clocks (fetch, read `ra`, read `rb` or a counter, execute), I/O
+//! five clocks (fetch, read `ra`, read `rb` or a counter, latch it, execute), I/O
 //! instructions holding the execute clock until their handshake completes; a
 //! read-word and a write-word register for the 64-bit FTL memory with fixed
 //! field extract/insert ([`super::isa::Field`]). The instruction set is in
@@ -81,8 +81,16 @@ pub struct MicroFtl {
     rom: SyncROM<Bits<INSN_BITS>, PC_BITS>,
     /// Words 0..63: the registers (24 bits used); 64..75: the counters.
     regs: RAM<Bits<32>, { REG_BITS + 1 }>,
-    /// 0 fetch, 1 read `ra`, 2 read `rb`, 3 execute.
-    phase: DFF<Bits<2>>,
+    /// 0 fetch (and the previous instruction's register write), 1 read
+    /// `ra`, 2 read `rb`, 3 latch `rb`, 4 execute.
+    phase: DFF<Bits<3>>,
+    /// `rb` (or the counter), latched.
+    bw: DFF<Bits<32>>,
+    /// The register write of the instruction just executed, done a clock
+    /// later (off the execute clock's path).
+    wb_en: DFF<Bit>,
+    wb_addr: DFF<Bits<{ REG_BITS + 1 }>>,
+    wb_data: DFF<Bits<32>>,
     /// Handshake step inside the execute clock (request sent / waiting).
     step: DFF<Bit>,
     pc: DFF<Bits<PC_BITS>>,
@@ -115,6 +123,8 @@ pub struct MicroFtl {
     port: Signal<Local, Bits<WORD_BITS>>,
     field: Signal<Local, Bits<WORD_BITS>>,
     counter: Signal<Local, Bits<32>>,
+    w_addr: Signal<Local, Bits<{ REG_BITS + 1 }>>,
+    w_data: Signal<Local, Bits<32>>,
 }
 
 impl Default for MicroFtl {
@@ -172,6 +182,10 @@ impl Default for MicroFtl {
             rom: SyncROM::new(program),
             regs: Default::default(),
             phase: Default::default(),
+            bw: Default::default(),
+            wb_en: Default::default(),
+            wb_addr: Default::default(),
+            wb_data: Default::default(),
             step: Default::default(),
             pc: Default::default(),
             ir: Default::default(),
@@ -201,6 +215,8 @@ impl Default for MicroFtl {
             port: Default::default(),
             field: Default::default(),
             counter: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
         }
     }
 }
@@ -209,8 +225,8 @@ impl Logic for MicroFtl {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, step, pc, ir, a, read_word, write_word, status, value, flags, from, to, home, idle_r,
-            op, tag, lpa, idx_status, idx_entry
+            self, clock, phase, bw, wb_en, wb_addr, wb_data, step, pc, ir, a, read_word, write_word, status, value,
+            flags, from, to, home, idle_r, op, tag, lpa, idx_status, idx_entry
         );
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
@@ -221,8 +237,8 @@ impl Logic for MicroFtl {
         self.opc.next = self.ir.q.val().get_bits::<5>(19);
         self.rd.next = self.ir.q.val().get_bits::<REG_BITS>(13);
         self.imm.next = self.ir.q.val().get_bits::<7>(0);
-        self.b.next = self.regs.read_data.val().get_bits::<WORD_BITS>(0);
-        self.counter.next = self.regs.read_data.val();
+        self.b.next = self.bw.q.val().get_bits::<WORD_BITS>(0);
+        self.counter.next = self.bw.q.val();
         // Phase 1 reads `ra`; phase 2 reads `rb`, or for `CNT` the counter
         // `imm[3:0]` (increment, decrement) or `ra` (read, clear).
         self.regs.read_address.next = bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.ir.q.val().get_bits::<REG_BITS>(1));
@@ -277,8 +293,8 @@ impl Logic for MicroFtl {
         // --- Execute ----------------------------------------------------------------------
         self.pc_next.next = self.pc.q.val() + 1;
         self.result.next = 0.into();
-        self.regs.write_address.next = bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.rd.val());
-        self.regs.write_data.next = 0.into();
+        self.w_addr.next = bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.rd.val());
+        self.w_data.next = 0.into();
         self.writes.next = false;
         self.done.next = true;
         self.cmd_ready.next = false;
@@ -300,7 +316,7 @@ impl Logic for MicroFtl {
         } else {
             self.idx_cmd_fp.next = self.cmd_fp.val() ^ (bit_cast::<160, 3>(self.home.q.val()) << 157);
         }
-        if self.phase.q.val() == 3 {
+        if self.phase.q.val() == 4 {
             match self.opc.val().index() {
                 0 => {
                     self.result.next = self.a.q.val() + self.b.val();
@@ -465,20 +481,20 @@ impl Logic for MicroFtl {
                     _ => {}
                 },
                 20 => {
-                    self.regs.write_address.next =
+                    self.w_addr.next =
                         bits::<{ REG_BITS + 1 }>(64) | bit_cast::<{ REG_BITS + 1 }, 4>(self.imm.val().get_bits::<4>(0));
                     self.writes.next = true;
                     match self.imm.val().get_bits::<2>(4).index() {
-                        0 => self.regs.write_data.next = self.counter.val() + 1,
-                        1 => self.regs.write_data.next = self.counter.val() - 1,
+                        0 => self.w_data.next = self.counter.val() + 1,
+                        1 => self.w_data.next = self.counter.val() - 1,
                         2 => {
                             self.value.d.next = self.counter.val();
                             self.writes.next = false;
                         }
                         _ => {
-                            self.regs.write_address.next = bits::<{ REG_BITS + 1 }>(64)
+                            self.w_addr.next = bits::<{ REG_BITS + 1 }>(64)
                                 | bit_cast::<{ REG_BITS + 1 }, 4>(self.a.q.val().get_bits::<4>(0));
-                            self.regs.write_data.next = 0.into();
+                            self.w_data.next = 0.into();
                         }
                     }
                 }
@@ -535,9 +551,14 @@ impl Logic for MicroFtl {
 
         // --- Sequencing and write-back ------------------------------------------------------
         if self.opc.val() != 20 {
-            self.regs.write_data.next = bit_cast::<32, WORD_BITS>(self.result.val());
+            self.w_data.next = bit_cast::<32, WORD_BITS>(self.result.val());
         }
-        self.regs.write_enable.next = false;
+        self.regs.write_enable.next = self.wb_en.q.val();
+        self.regs.write_address.next = self.wb_addr.q.val();
+        self.regs.write_data.next = self.wb_data.q.val();
+        self.wb_en.d.next = false;
+        self.wb_addr.d.next = self.w_addr.val();
+        self.wb_data.d.next = self.w_data.val();
         match self.phase.q.val().index() {
             0 => self.phase.d.next = 1.into(),
             1 => {
@@ -548,9 +569,13 @@ impl Logic for MicroFtl {
                 self.a.d.next = self.regs.read_data.val().get_bits::<WORD_BITS>(0);
                 self.phase.d.next = 3.into();
             }
+            3 => {
+                self.bw.d.next = self.regs.read_data.val();
+                self.phase.d.next = 4.into();
+            }
             _ => {
                 if self.done.val() {
-                    self.regs.write_enable.next = self.writes.val();
+                    self.wb_en.d.next = self.writes.val();
                     self.pc.d.next = self.pc_next.val();
                     self.phase.d.next = 0.into();
                 }
@@ -566,6 +591,7 @@ impl Logic for MicroFtl {
         self.idle.next = self.idle_r.q.val();
 
         if self.reset.val() {
+            self.wb_en.d.next = false;
             self.phase.d.next = 0.into();
             self.step.d.next = false;
             self.pc.d.next = 0.into();

@@ -2,9 +2,10 @@
 //!
 //! A 24-bit datapath (LPAs, page ids and PPAs are 24-bit in the tables),
 //! 64 registers, twelve 32-bit counters, 24-bit instructions, a 9-bit
-//! program counter. Every instruction takes four clocks (fetch, read `ra`,
-//! read `rb`, execute); the I/O instructions stay in their execute clock
-//! until their handshake completes.
+//! program counter. Every instruction takes five clocks (fetch, read `ra`,
+//! read `rb`, latch it, execute; the register write lands during the next
+//! fetch); the I/O instructions stay in their execute clock until their
+//! handshake completes.
 //!
 //! Encoding: `op[23:19]`, `X[18:13]`, `Y[12:7]`, `Z[6:1]`, `imm7 = [6:0]`,
 //! `imm13 = [12:0]`.
