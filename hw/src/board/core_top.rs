@@ -170,6 +170,15 @@ pub struct CoreBoardTop<
     tx_crc: DFF<Bits<16>>,
     tx_data: DFF<Bits<8>>,
     tx_fresh: DFF<Bit>,
+    tx_is_e: DFF<Bit>,
+    tx_is_m: DFF<Bit>,
+    tx_is_n: DFF<Bit>,
+    tx_is_q: DFF<Bit>,
+    tx_is_r: DFF<Bit>,
+    tx_is_v: DFF<Bit>,
+    tx_is_w: DFF<Bit>,
+    tx_crc_hi_at: DFF<Bits<5>>,
+    tx_crc_lo_at: DFF<Bits<5>>,
     tx_is_req: DFF<Bit>,
     heartbeat: DFF<Bits<26>>,
     responses_sent: DFF<Bits<4>>,
@@ -293,6 +302,15 @@ impl<
             tx_crc: Default::default(),
             tx_data: Default::default(),
             tx_fresh: Default::default(),
+            tx_is_e: Default::default(),
+            tx_is_m: Default::default(),
+            tx_is_n: Default::default(),
+            tx_is_q: Default::default(),
+            tx_is_r: Default::default(),
+            tx_is_v: Default::default(),
+            tx_is_w: Default::default(),
+            tx_crc_hi_at: Default::default(),
+            tx_crc_lo_at: Default::default(),
             tx_is_req: Default::default(),
             heartbeat: Default::default(),
             responses_sent: Default::default(),
@@ -405,6 +423,15 @@ impl<
             tx_crc,
             tx_data,
             tx_fresh,
+            tx_is_e,
+            tx_is_m,
+            tx_is_n,
+            tx_is_q,
+            tx_is_r,
+            tx_is_v,
+            tx_is_w,
+            tx_crc_hi_at,
+            tx_crc_lo_at,
             tx_is_req,
             heartbeat,
             responses_sent,
@@ -765,7 +792,7 @@ impl<
             (self.tx_crc.q.val() << 8) ^ (self.tcrc_x2.val() << 12) ^ (self.tcrc_x2.val() << 5) ^ self.tcrc_x2.val();
         self.uart_tx.valid.next = (self.tx_kind.q.val() != 0) & self.tx_fresh.q.val();
         self.tx_accept.next = self.uart_tx.valid.val() & self.uart_tx.ready.val();
-        self.tx_last.next = self.tx_index.q.val() == (self.tx_len.q.val() + 6);
+        self.tx_last.next = self.tx_index.q.val() == self.tx_crc_lo_at.q.val();
         self.tx_fresh.d.next = self.tx_kind.q.val() != 0;
         if self.tx_kind.q.val() == 0 {
             self.tx_index.d.next = 0.into();
@@ -807,7 +834,7 @@ impl<
         } else if self.tx_accept.val() {
             self.tx_index.d.next = self.tx_index.q.val() + 1;
             self.tx_fresh.d.next = false;
-            if (self.tx_index.q.val() != 0) & (self.tx_index.q.val() < (self.tx_len.q.val() + 5)) {
+            if (self.tx_index.q.val() != 0) & (self.tx_index.q.val() < self.tx_crc_hi_at.q.val()) {
                 self.tx_crc.d.next = self.tx_crc_next.val();
             }
             if self.tx_last.val() {
@@ -822,6 +849,18 @@ impl<
                 }
             }
         }
+        // The frame's kind and CRC positions, decoded a clock after they are
+        // set (the first byte that depends on them is several bytes later),
+        // so the byte multiplexer below starts from flip-flops.
+        self.tx_is_e.d.next = self.tx_kind.q.val() == 0x45;
+        self.tx_is_m.d.next = self.tx_kind.q.val() == 0x4d;
+        self.tx_is_n.d.next = self.tx_kind.q.val() == 0x4e;
+        self.tx_is_q.d.next = self.tx_kind.q.val() == 0x51;
+        self.tx_is_r.d.next = self.tx_kind.q.val() == 0x52;
+        self.tx_is_v.d.next = self.tx_kind.q.val() == 0x56;
+        self.tx_is_w.d.next = self.tx_kind.q.val() == 0x57;
+        self.tx_crc_hi_at.d.next = self.tx_len.q.val() + 5;
+        self.tx_crc_lo_at.d.next = self.tx_len.q.val() + 6;
         self.tx_byte.next = 0.into();
         match self.tx_index.q.val().index() {
             0 => {
@@ -837,176 +876,176 @@ impl<
                 self.tx_byte.next = bit_cast::<8, 5>(self.tx_len.q.val());
             }
             5 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = bit_cast::<8, 4>(self.r_status.q.val());
-                } else if self.tx_kind.q.val() == 0x56 {
+                } else if self.tx_is_v.q.val() {
                     self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(16);
-                } else if (self.tx_kind.q.val() == 0x51) | (self.tx_kind.q.val() == 0x57) {
+                } else if self.tx_is_q.q.val() | self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(8);
-                } else if (self.tx_kind.q.val() == 0x4d) | (self.tx_kind.q.val() == 0x4e) {
+                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(24);
-                } else if self.tx_kind.q.val() == 0x45 {
+                } else if self.tx_is_e.q.val() {
                     self.tx_byte.next = self.err_code.q.val();
                 }
             }
             6 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = self.r_value.q.val().get_bits::<8>(24);
-                } else if self.tx_kind.q.val() == 0x56 {
+                } else if self.tx_is_v.q.val() {
                     self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(8);
-                } else if (self.tx_kind.q.val() == 0x51) | (self.tx_kind.q.val() == 0x57) {
+                } else if self.tx_is_q.q.val() | self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(0);
-                } else if (self.tx_kind.q.val() == 0x4d) | (self.tx_kind.q.val() == 0x4e) {
+                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(16);
-                } else if self.tx_kind.q.val() == 0x45 {
+                } else if self.tx_is_e.q.val() {
                     self.tx_byte.next = self.err_kind.q.val();
                 }
             }
             7 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = self.r_value.q.val().get_bits::<8>(16);
-                } else if self.tx_kind.q.val() == 0x56 {
+                } else if self.tx_is_v.q.val() {
                     self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(0);
-                } else if self.tx_kind.q.val() == 0x57 {
+                } else if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(152);
-                } else if (self.tx_kind.q.val() == 0x4d) | (self.tx_kind.q.val() == 0x4e) {
+                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(8);
                 }
             }
             8 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = self.r_value.q.val().get_bits::<8>(8);
-                } else if self.tx_kind.q.val() == 0x56 {
+                } else if self.tx_is_v.q.val() {
                     self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(16);
-                } else if self.tx_kind.q.val() == 0x57 {
+                } else if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(144);
-                } else if (self.tx_kind.q.val() == 0x4d) | (self.tx_kind.q.val() == 0x4e) {
+                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(0);
                 }
             }
             9 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = self.r_value.q.val().get_bits::<8>(0);
-                } else if self.tx_kind.q.val() == 0x56 {
+                } else if self.tx_is_v.q.val() {
                     self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(8);
-                } else if self.tx_kind.q.val() == 0x57 {
+                } else if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(136);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(56);
                 }
             }
             10 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = bit_cast::<8, 3>(self.r_flags.q.val());
-                } else if self.tx_kind.q.val() == 0x56 {
+                } else if self.tx_is_v.q.val() {
                     self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(0);
-                } else if self.tx_kind.q.val() == 0x57 {
+                } else if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(128);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(48);
                 }
             }
             11 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = self.r_clean.q.val().get_bits::<8>(8);
-                } else if self.tx_kind.q.val() == 0x57 {
+                } else if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(120);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(40);
                 }
             }
             12 => {
-                if self.tx_kind.q.val() == 0x52 {
+                if self.tx_is_r.q.val() {
                     self.tx_byte.next = self.r_clean.q.val().get_bits::<8>(0);
-                } else if self.tx_kind.q.val() == 0x57 {
+                } else if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(112);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(32);
                 }
             }
             13 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(104);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(24);
                 }
             }
             14 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(96);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(16);
                 }
             }
             15 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(88);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(8);
                 }
             }
             16 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(80);
-                } else if self.tx_kind.q.val() == 0x4e {
+                } else if self.tx_is_n.q.val() {
                     self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(0);
                 }
             }
             17 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(72);
                 }
             }
             18 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(64);
                 }
             }
             19 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(56);
                 }
             }
             20 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(48);
                 }
             }
             21 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(40);
                 }
             }
             22 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(32);
                 }
             }
             23 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(24);
                 }
             }
             24 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(16);
                 }
             }
             25 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(8);
                 }
             }
             26 => {
-                if self.tx_kind.q.val() == 0x57 {
+                if self.tx_is_w.q.val() {
                     self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(0);
                 }
             }
             _ => {}
         }
-        if self.tx_index.q.val() == (self.tx_len.q.val() + 5) {
+        if self.tx_index.q.val() == self.tx_crc_hi_at.q.val() {
             self.tx_byte.next = self.tx_crc.q.val().get_bits::<8>(8);
-        } else if self.tx_index.q.val() == (self.tx_len.q.val() + 6) {
+        } else if self.tx_index.q.val() == self.tx_crc_lo_at.q.val() {
             self.tx_byte.next = self.tx_crc.q.val().get_bits::<8>(0);
         }
         // The byte on offer is registered: it is offered the clock after its
