@@ -1097,9 +1097,13 @@ mod tests {
     fn the_cu_whole_core_board_top_is_synthesizable() {
         let verilog = core_board_verilog(&CU, &BoardSetup::CU).expect("the cu index is on chip");
         let stats = ditto_synth::check_synthesizable(&verilog, "top").unwrap_or_else(|e| panic!("{e}"));
-        // The controller alone has about 1,400 flip-flops, the hasher about
-        // 1,050 and the index about 750: none of it may be optimized away.
-        assert!(stats.dffs > 3_500 && stats.luts > 5_000, "the whole core survives synthesis: {stats:?}");
-        assert_eq!(stats.ebrs, 25, "the index table: 20 EBRs of ways, 5 of bucket metadata: {stats:?}");
+        // The hasher has about 1,100 flip-flops, the index about 800 and the
+        // microcoded controller about 750: none of it may be optimized away.
+        assert!(stats.dffs > 3_000 && stats.luts > 4_500, "the whole core survives synthesis: {stats:?}");
+        assert_eq!(
+            stats.ebrs, 30,
+            "the index table: 20 EBRs of ways, 5 of bucket metadata; the controller: 3 of program, 2 of registers \
+             and counters: {stats:?}"
+        );
     }
 }

@@ -604,9 +604,14 @@ impl Logic for MicroFtl {
 mod tests {
     use super::*;
 
+    /// Yosys keeps the sequencer and maps its program ROM and register file
+    /// to block RAM (a ROM or register file in flip-flops would not fit).
     #[test]
-    fn micro_ftl_emits_verilog() {
-        let v = crate::verilog::top_verilog(MicroFtl::default());
-        assert!(v.contains("module top"));
+    fn micro_ftl_is_synthesizable_with_its_memories_in_block_ram() {
+        let verilog = crate::verilog::top_verilog(MicroFtl::default());
+        let stats = ditto_synth::check_synthesizable(&verilog, "top").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.ebrs, 5, "3 EBRs of program, 2 of registers and counters: {stats:?}");
+        assert!(stats.dffs > 400 && stats.dffs < 1_200, "{stats:?}");
+        assert!(stats.luts > 500 && stats.luts < 2_000, "{stats:?}");
     }
 }
