@@ -221,6 +221,8 @@ impl Default for MicroFtl {
     }
 }
 
+// `#[hdl_gen]` cannot translate match guards, so each `match` arm keeps its `if`.
+#[allow(clippy::collapsible_match)]
 impl Logic for MicroFtl {
     #[hdl_gen]
     fn update(&mut self) {
