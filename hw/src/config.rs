@@ -37,17 +37,8 @@ pub enum FtlKind {
     /// machine, a few clocks per table access.
     Sequenced,
     /// [`MicroFtl`](crate::ftl::micro::cpu::MicroFtl): a small sequencer
-    /// running a program, four clocks per instruction, a fraction of the logic.
+    /// running a program, five clocks per instruction, a fraction of the logic.
     Microcoded,
-}
-
-impl FtlKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            FtlKind::Sequenced => "sequenced",
-            FtlKind::Microcoded => "microcoded",
-        }
-    }
 }
 
 impl Config {

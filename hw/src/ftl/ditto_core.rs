@@ -1,6 +1,7 @@
-//! `DittoCore<L, NB, FB, FBP1, M>`: the whole core. SHA-1 lanes, the
-//! fingerprint index (`M` lookup FSMs) and the FTL remap controller, behind
-//! one command port and one page stream.
+//! `DittoCore<L, NB, FB, FBP1, M>` and `DittoCoreMicro<...>`: the whole
+//! core. SHA-1 lanes, the fingerprint index (`M` lookup FSMs) and the FTL
+//! remap controller (the sequenced one, or the microcoded one), behind one
+//! command port and one page stream.
 //!
 //! Ports:
 //! - `cmd_*`: a command (op, tag, lpa, fp; see [`super::Op`]). It waits in a
