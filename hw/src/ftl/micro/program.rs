@@ -2,9 +2,12 @@
 //!
 //! It makes the decisions, in the same order, and writes the same table
 //! words as [`crate::ftl::controller::FtlController`]; the golden model
-//! ([`crate::ftl::model::CoreModel`]) checks both. The one difference in
-//! memory traffic: after a garbage-collection relocation the program reads
-//! the moved page's `PAGE` word a second time instead of keeping it.
+//! ([`crate::ftl::model::CoreModel`]) checks both. Two differences in
+//! traffic, neither visible in the results: a write's `PUT` goes to the index
+//! before its `L2P` and `PAGE` reads (so the command can leave the core's
+//! slot early, see [`super::cpu`]), and after a garbage-collection relocation
+//! the program reads the moved page's `PAGE` word a second time instead of
+//! keeping it.
 use super::isa::{Asm, Field, InPort, OutPort, Reg, Shift};
 use crate::ftl::region::{BLK, DEV, DEVV, ENTRY, FREE, L2P, PAGE, PIDS, REV, STALE};
 use crate::ftl::Stat;
