@@ -105,9 +105,6 @@ pub struct MicroFtl {
     to: DFF<Bits<ADDR_BITS>>,
     home: DFF<Bits<3>>,
     idle_r: DFF<Bit>,
-    /// The `PULSE`s, registered (the index's reset fans out widely).
-    idx_reset_r: DFF<Bit>,
-    cleaned_r: DFF<Bit>,
     op: DFF<Bits<3>>,
     tag: DFF<Bits<CMD_TAG_BITS>>,
     lpa: DFF<Bits<ADDR_BITS>>,
@@ -202,8 +199,6 @@ impl Default for MicroFtl {
             to: Default::default(),
             home: Default::default(),
             idle_r: Default::default(),
-            idx_reset_r: Default::default(),
-            cleaned_r: Default::default(),
             op: Default::default(),
             tag: Default::default(),
             lpa: Default::default(),
@@ -232,33 +227,8 @@ impl Logic for MicroFtl {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            phase,
-            bw,
-            wb_en,
-            wb_addr,
-            wb_data,
-            step,
-            pc,
-            ir,
-            a,
-            read_word,
-            write_word,
-            status,
-            value,
-            flags,
-            from,
-            to,
-            home,
-            idle_r,
-            idx_reset_r,
-            cleaned_r,
-            op,
-            tag,
-            lpa,
-            idx_status,
-            idx_entry
+            self, clock, phase, bw, wb_en, wb_addr, wb_data, step, pc, ir, a, read_word, write_word, status, value,
+            flags, from, to, home, idle_r, op, tag, lpa, idx_status, idx_entry
         );
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
@@ -334,8 +304,8 @@ impl Logic for MicroFtl {
         self.mv_valid.next = false;
         self.idx_cmd_valid.next = false;
         self.idx_rsp_ready.next = false;
-        self.idx_reset_r.d.next = false;
-        self.cleaned_r.d.next = false;
+        self.idx_reset.next = false;
+        self.cleaned.next = false;
         self.mem_req_valid.next = false;
         self.mem_req_write.next = false;
         self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.imm.val().get_bits::<4>(0)) << 28)
@@ -568,9 +538,9 @@ impl Logic for MicroFtl {
                 }
                 25 => {
                     if self.imm.val().get_bit(0) {
-                        self.idx_reset_r.d.next = true;
+                        self.idx_reset.next = true;
                     } else {
-                        self.cleaned_r.d.next = true;
+                        self.cleaned.next = true;
                     }
                 }
                 26 => {
@@ -621,8 +591,6 @@ impl Logic for MicroFtl {
         self.mv_from.next = self.from.q.val();
         self.mv_to.next = self.to.q.val();
         self.idle.next = self.idle_r.q.val();
-        self.idx_reset.next = self.idx_reset_r.q.val();
-        self.cleaned.next = self.cleaned_r.q.val();
 
         if self.reset.val() {
             self.wb_en.d.next = false;
