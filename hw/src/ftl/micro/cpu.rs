@@ -2,14 +2,15 @@
 //! [`super::program`]. Its ports and their contracts are those of
 //! [`FtlController`](crate::ftl::controller::FtlController) (see there), so
 //! either can sit in [`DittoCore`](crate::ftl::ditto_core); this one is a
-//! fraction of the size and takes more clocks per command. Two differences:
+//! fraction of the size and takes more clocks per command. Three differences:
 //! - No `stat` ports: its twelve 32-bit counters live in the register
 //!   file's block RAM (words 64 to 75), and `STATS` reads them.
 //! - It does not copy the fingerprint: a command offered on `cmd_*` must stay
 //!   offered, unchanged, until `cmd_ready` takes it (which the controller
 //!   raises once it has given the key to the index), as `DittoCore`'s command
-//!   slot does. `idle` is high only when the controller waits for a command
-//!   and the cleaner has nothing to do (or is held).
+//!   slot does.
+//! - `idle` is high only when the controller waits for a command and the
+//!   cleaner has nothing to do (or is held).
 //!
 //! Inside: a 512 x 24-bit program ROM and a 128 x 32-bit register file
 //! (64 registers and the counters), both in block RAM; one instruction every
