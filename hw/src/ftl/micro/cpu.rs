@@ -15,15 +15,29 @@
 //! Inside: a 512 x 24-bit program ROM and a 128 x 32-bit register file
 //! (64 registers and the counters), both in block RAM; one instruction every
 //! five clocks (fetch, read `ra`, read `rb` or a counter, latch it, execute), I/O
-//! instructions holding the execute clock until their handshake completes; a
-//! read-word and a write-word register for the 64-bit FTL memory with fixed
-//! field extract/insert ([`super::isa::Field`]). The instruction set is in
-//! [`super::isa`], and [`super::emu`] is its reference.
+//! instructions holding the execute clock until a clock after their handshake
+//! completes; a read-word and a write-word register for the 64-bit FTL memory
+//! with fixed field extract/insert ([`super::isa::Field`]). The instruction
+//! set is in [`super::isa`], and [`super::emu`] is its reference.
+//!
+//! Timing (the Cu's 100 MHz): the opcode is decoded a clock before the
+//! execute clock into one flag per instruction class (`x_*`), so every port
+//! to another module, the write-back value and the enables start at a
+//! flip-flop or a shallow AND-OR of flags; one adder serves `ADD`, `SUB`,
+//! `ADDI`, `SUBI` and `SLT`, its operand prepared (inverted for a
+//! subtraction) as `bw` is latched.
 use super::isa::{INSN_BITS, PC_BITS, REG_BITS, WORD_BITS};
 use crate::ftl::{ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::{CMD_TAG_BITS, ENTRY_BITS};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
+
+/// The adder's second operand as latched in `bw`: a word and the carry in.
+const OPERAND_BITS: usize = WORD_BITS + 1;
+/// The adder's width: the operand and the borrow out (bit 25 of the sum).
+const SUM_BITS: usize = WORD_BITS + 2;
+// `#[hdl_gen]` takes only literal bit positions: the borrow is read as bit 25.
+const _: () = assert!(SUM_BITS == 26);
 
 #[derive(LogicBlock)]
 pub struct MicroFtl {
@@ -94,6 +108,37 @@ pub struct MicroFtl {
     wb_data: DFF<Bits<32>>,
     /// Handshake step inside the execute clock (request sent / waiting).
     step: DFF<Bit>,
+    /// The execute clock of an instruction of these opcodes, decoded from
+    /// `ir` on the clock before (phase 3) and cleared as it completes, so
+    /// the handshakes, pulses and wide enables below start at a flip-flop:
+    /// `SETF`, `WSEL`, `MRD`, `MWR`, `PUT`, `IDX`, `RSP`, `MV`, `PULSE`, `TAKE`.
+    x_setf: DFF<Bit>,
+    x_wsel: DFF<Bit>,
+    x_mrd: DFF<Bit>,
+    x_mwr: DFF<Bit>,
+    x_put: DFF<Bit>,
+    x_idx: DFF<Bit>,
+    x_rsp: DFF<Bit>,
+    x_mv: DFF<Bit>,
+    x_pulse: DFF<Bit>,
+    x_take: DFF<Bit>,
+    /// Any of the I/O instructions above, and its handshake has completed.
+    x_io: DFF<Bit>,
+    io_done: DFF<Bit>,
+    /// The same for the ALU's results: `ADD`/`SUB`/`ADDI`/`SUBI`, `SLT`,
+    /// `AND`, `OR`, the shifts, `LI`, `JAL`, `CNT`; and whether the
+    /// instruction writes a register (`IN` and `GETF`: `io_val`).
+    x_arith: DFF<Bit>,
+    x_slt: DFF<Bit>,
+    x_and: DFF<Bit>,
+    x_or: DFF<Bit>,
+    x_shift: DFF<Bit>,
+    x_li: DFF<Bit>,
+    x_jal: DFF<Bit>,
+    x_cnt: DFF<Bit>,
+    x_writes: DFF<Bit>,
+    /// What an `IN` or `GETF` reads, latched with the flags (zero otherwise).
+    io_val: DFF<Bits<WORD_BITS>>,
     pc: DFF<Bits<PC_BITS>>,
     ir: DFF<Bits<INSN_BITS>>,
     a: DFF<Bits<WORD_BITS>>,
@@ -124,6 +169,16 @@ pub struct MicroFtl {
     port: Signal<Local, Bits<WORD_BITS>>,
     field: Signal<Local, Bits<WORD_BITS>>,
     counter: Signal<Local, Bits<32>>,
+    /// The adder's output (its top bit is the borrow of a subtraction).
+    sum: Signal<Local, Bits<SUM_BITS>>,
+    below: Signal<Local, Bit>,
+    t_logic: Signal<Local, Bits<WORD_BITS>>,
+    t_shift: Signal<Local, Bits<WORD_BITS>>,
+    t_misc: Signal<Local, Bits<WORD_BITS>>,
+    t_io: Signal<Local, Bits<WORD_BITS>>,
+    t_cnt: Signal<Local, Bits<32>>,
+    /// The adder's second operand before it is latched: `rb` or `imm`.
+    operand: Signal<Local, Bits<WORD_BITS>>,
     w_addr: Signal<Local, Bits<{ REG_BITS + 1 }>>,
     w_data: Signal<Local, Bits<32>>,
 }
@@ -188,6 +243,28 @@ impl Default for MicroFtl {
             wb_addr: Default::default(),
             wb_data: Default::default(),
             step: Default::default(),
+            x_setf: Default::default(),
+            x_wsel: Default::default(),
+            x_mrd: Default::default(),
+            x_mwr: Default::default(),
+            x_put: Default::default(),
+            x_idx: Default::default(),
+            x_rsp: Default::default(),
+            x_mv: Default::default(),
+            x_pulse: Default::default(),
+            x_take: Default::default(),
+            x_io: Default::default(),
+            io_done: Default::default(),
+            x_arith: Default::default(),
+            x_slt: Default::default(),
+            x_and: Default::default(),
+            x_or: Default::default(),
+            x_shift: Default::default(),
+            x_li: Default::default(),
+            x_jal: Default::default(),
+            x_cnt: Default::default(),
+            x_writes: Default::default(),
+            io_val: Default::default(),
             pc: Default::default(),
             ir: Default::default(),
             a: Default::default(),
@@ -216,6 +293,14 @@ impl Default for MicroFtl {
             port: Default::default(),
             field: Default::default(),
             counter: Default::default(),
+            sum: Default::default(),
+            below: Default::default(),
+            t_logic: Default::default(),
+            t_shift: Default::default(),
+            t_misc: Default::default(),
+            t_io: Default::default(),
+            t_cnt: Default::default(),
+            operand: Default::default(),
             w_addr: Default::default(),
             w_data: Default::default(),
         }
@@ -228,8 +313,10 @@ impl Logic for MicroFtl {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, bw, wb_en, wb_addr, wb_data, step, pc, ir, a, read_word, write_word, status, value,
-            flags, from, to, home, idle_r, op, tag, lpa, idx_status, idx_entry
+            self, clock, phase, bw, wb_en, wb_addr, wb_data, step, x_setf, x_wsel, x_mrd, x_mwr, x_put, x_idx, x_rsp,
+            x_mv, x_pulse, x_take, x_io, io_done, x_arith, x_slt, x_and, x_or, x_shift, x_li, x_jal, x_cnt, x_writes,
+            io_val, pc, ir, a, read_word, write_word, status, value, flags, from, to, home, idle_r, op, tag, lpa,
+            idx_status, idx_entry
         );
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
@@ -242,6 +329,10 @@ impl Logic for MicroFtl {
         self.imm.next = self.ir.q.val().get_bits::<7>(0);
         self.b.next = self.bw.q.val().get_bits::<WORD_BITS>(0);
         self.counter.next = self.bw.q.val();
+        self.operand.next = self.regs.read_data.val().get_bits::<WORD_BITS>(0);
+        if (self.opc.val() == 4) | (self.opc.val() == 5) {
+            self.operand.next = bit_cast::<WORD_BITS, 7>(self.imm.val());
+        }
         // Phase 1 reads `ra`; phase 2 reads `rb`, or for `CNT` the counter
         // `imm[3:0]` (increment, decrement) or `ra` (read, clear).
         self.regs.read_address.next = bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.ir.q.val().get_bits::<REG_BITS>(1));
@@ -295,11 +386,21 @@ impl Logic for MicroFtl {
 
         // --- Execute ----------------------------------------------------------------------
         self.pc_next.next = self.pc.q.val() + 1;
-        self.result.next = 0.into();
         self.w_addr.next = bit_cast::<{ REG_BITS + 1 }, REG_BITS>(self.rd.val());
-        self.w_data.next = 0.into();
-        self.writes.next = false;
-        self.done.next = true;
+        // An instruction completes on its execute clock; an I/O instruction
+        // a clock after its handshake (`io_done`), so the enables of `pc`,
+        // `phase` and the flags start at flip-flops, not at another
+        // module's handshake.
+        self.done.next = !self.x_io.q.val() | self.io_done.q.val();
+        if (self.x_mrd.q.val() & self.step.q.val() & self.mem_rsp_valid.val())
+            | (self.x_mwr.q.val() & self.mem_req_ready.val())
+            | (self.x_idx.q.val() & self.step.q.val() & self.idx_rsp_valid.val())
+            | (self.x_rsp.q.val() & self.rsp_ready.val())
+            | (self.x_mv.q.val() & self.mv_ready.val())
+            | (self.x_take.q.val() & self.cmd_valid.val())
+        {
+            self.io_done.d.next = true;
+        }
         self.cmd_ready.next = false;
         self.rsp_valid.next = false;
         self.mv_valid.next = false;
@@ -319,51 +420,72 @@ impl Logic for MicroFtl {
         } else {
             self.idx_cmd_fp.next = self.cmd_fp.val() ^ (bit_cast::<160, 3>(self.home.q.val()) << 157);
         }
+        // The ALU: every result is gated by its pre-decoded flag and the
+        // results are ORed, so the write-back value is a shallow AND-OR after
+        // the one adder. The adder's operand was prepared as `bw` was latched
+        // (see phase 3): `a + b`, `a + imm`, or (inverted, with the carry in
+        // its low bit) `a - b`, `a - imm`, and `a < b` as its borrow.
+        self.sum.next = ((bit_cast::<SUM_BITS, WORD_BITS>(self.a.q.val()) << 1) | 1)
+            + bit_cast::<SUM_BITS, OPERAND_BITS>(self.bw.q.val().get_bits::<OPERAND_BITS>(0));
+        // `a < b`: no carry out of `a + !b + 1`. A one-bit signal of its own:
+        // in Verilog a `~` inside a wider expression inverts the widened bit.
+        self.below.next = !self.sum.val().get_bit(25);
+        self.result.next = 0.into();
+        if self.x_arith.q.val() {
+            self.result.next = self.sum.val().get_bits::<WORD_BITS>(1);
+        }
+        self.t_logic.next = 0.into();
+        if self.x_and.q.val() {
+            self.t_logic.next = self.a.q.val() & self.b.val();
+        }
+        if self.x_or.q.val() {
+            self.t_logic.next = self.a.q.val() | self.b.val();
+        }
+        self.t_shift.next = 0.into();
+        if self.x_shift.q.val() {
+            match self.imm.val().get_bits::<2>(0).index() {
+                0 => self.t_shift.next = self.a.q.val() << 8,
+                1 => self.t_shift.next = self.a.q.val() >> 8,
+                2 => self.t_shift.next = self.a.q.val() << 13,
+                _ => self.t_shift.next = self.a.q.val() >> 13,
+            }
+        }
+        self.t_misc.next = 0.into();
+        if self.x_slt.q.val() {
+            self.t_misc.next = bit_cast::<WORD_BITS, 1>(self.below.val().into());
+        }
+        if self.x_li.q.val() {
+            self.t_misc.next = bit_cast::<WORD_BITS, 13>(self.ir.q.val().get_bits::<13>(0));
+        }
+        if self.x_jal.q.val() {
+            self.t_misc.next = bit_cast::<WORD_BITS, PC_BITS>(self.pc.q.val() + 1);
+        }
+        // `IN` and `GETF` were read on the clock before (`io_val`).
+        self.t_io.next = self.io_val.q.val();
+        self.t_cnt.next = 0.into();
+        if self.x_cnt.q.val() {
+            // CNT: increment, decrement (a counter plus all ones), read, clear.
+            self.w_addr.next =
+                bits::<{ REG_BITS + 1 }>(64) | bit_cast::<{ REG_BITS + 1 }, 4>(self.imm.val().get_bits::<4>(0));
+            if !self.imm.val().get_bit(5) {
+                if self.imm.val().get_bit(4) {
+                    self.t_cnt.next = self.counter.val() + bits::<32>(0xffff_ffff_u64);
+                } else {
+                    self.t_cnt.next = self.counter.val() + 1;
+                }
+            } else if !self.imm.val().get_bit(4) {
+                self.value.d.next = self.counter.val();
+            } else {
+                self.w_addr.next =
+                    bits::<{ REG_BITS + 1 }>(64) | bit_cast::<{ REG_BITS + 1 }, 4>(self.a.q.val().get_bits::<4>(0));
+            }
+        }
+        self.w_data.next = bit_cast::<32, WORD_BITS>(
+            self.result.val() | self.t_logic.val() | self.t_shift.val() | self.t_misc.val() | self.t_io.val(),
+        ) | self.t_cnt.val();
+        self.writes.next = self.x_writes.q.val();
         if self.phase.q.val() == 4 {
             match self.opc.val().index() {
-                0 => {
-                    self.result.next = self.a.q.val() + self.b.val();
-                    self.writes.next = true;
-                }
-                1 => {
-                    self.result.next = self.a.q.val() - self.b.val();
-                    self.writes.next = true;
-                }
-                2 => {
-                    self.result.next = self.a.q.val() & self.b.val();
-                    self.writes.next = true;
-                }
-                3 => {
-                    self.result.next = self.a.q.val() | self.b.val();
-                    self.writes.next = true;
-                }
-                4 => {
-                    self.result.next = self.a.q.val() + bit_cast::<WORD_BITS, 7>(self.imm.val());
-                    self.writes.next = true;
-                }
-                5 => {
-                    self.result.next = self.a.q.val() - bit_cast::<WORD_BITS, 7>(self.imm.val());
-                    self.writes.next = true;
-                }
-                6 => {
-                    match self.imm.val().get_bits::<2>(0).index() {
-                        0 => self.result.next = self.a.q.val() << 8,
-                        1 => self.result.next = self.a.q.val() >> 8,
-                        2 => self.result.next = self.a.q.val() << 13,
-                        _ => self.result.next = self.a.q.val() >> 13,
-                    }
-                    self.writes.next = true;
-                }
-                7 => {
-                    if self.a.q.val() < self.b.val() {
-                        self.result.next = 1.into();
-                    }
-                    self.writes.next = true;
-                }
-                8 => {
-                    self.result.next = bit_cast::<WORD_BITS, 13>(self.ir.q.val().get_bits::<13>(0));
-                    self.writes.next = true;
-                }
                 9 => {
                     if self.a.q.val() == 0 {
                         self.pc_next.next = (bit_cast::<PC_BITS, 6>(self.rd.val()) << 3)
@@ -377,129 +499,10 @@ impl Logic for MicroFtl {
                     }
                 }
                 11 => {
-                    self.result.next = bit_cast::<WORD_BITS, PC_BITS>(self.pc.q.val() + 1);
-                    self.writes.next = true;
                     self.pc_next.next = self.ir.q.val().get_bits::<PC_BITS>(0);
                 }
                 12 => {
                     self.pc_next.next = self.a.q.val().get_bits::<PC_BITS>(0);
-                }
-                13 => {
-                    self.result.next = self.port.val();
-                    self.writes.next = true;
-                }
-                14 => {
-                    self.result.next = self.field.val();
-                    self.writes.next = true;
-                }
-                15 => match self.imm.val().get_bits::<4>(0).index() {
-                    0 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ff00_0000_u64))
-                            | bit_cast::<64, WORD_BITS>(self.a.q.val())
-                    }
-                    1 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_feff_ffff_u64))
-                            | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 24)
-                    }
-                    2 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x000f_ffff_ffff_ffff_u64))
-                            | (bit_cast::<64, 12>(self.a.q.val().get_bits::<12>(0)) << 52)
-                    }
-                    3 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xfff0_0fff_ffff_ffff_u64))
-                            | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 44)
-                    }
-                    4 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_feff_ffff_ffff_u64))
-                            | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 40)
-                    }
-                    5 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_00ff_ffff_u64))
-                            | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 24)
-                    }
-                    6 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_fdff_ffff_ffff_u64))
-                            | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 41)
-                    }
-                    7 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_ffff_ffff_u64))
-                            | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 32)
-                    }
-                    8 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_fffe_ffff_u64))
-                            | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 16)
-                    }
-                    9 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ffff_0000_u64))
-                            | bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0))
-                    }
-                    10 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x0000_ffff_ffff_ffff_u64))
-                            | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 48)
-                    }
-                    11 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_0000_ffff_ffff_u64))
-                            | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 32)
-                    }
-                    12 => {
-                        self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_0000_ffff_u64))
-                            | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 16)
-                    }
-                    _ => {}
-                },
-                16 => {
-                    if self.imm.val().get_bit(0) {
-                        self.write_word.d.next = self.read_word.q.val();
-                    } else {
-                        self.write_word.d.next = 0.into();
-                    }
-                }
-                17 => {
-                    // MRD: the request, then its data.
-                    self.done.next = false;
-                    if !self.step.q.val() {
-                        self.mem_req_valid.next = true;
-                        if self.mem_req_ready.val() {
-                            self.step.d.next = true;
-                        }
-                    } else if self.mem_rsp_valid.val() {
-                        self.read_word.d.next = self.mem_rsp_rdata.val();
-                        self.step.d.next = false;
-                        self.done.next = true;
-                    }
-                }
-                18 => {
-                    self.mem_req_valid.next = true;
-                    self.mem_req_write.next = true;
-                    self.done.next = self.mem_req_ready.val();
-                }
-                19 => match self.imm.val().get_bits::<3>(0).index() {
-                    0 => self.status.d.next = self.a.q.val().get_bits::<4>(0),
-                    1 => self.value.d.next = bit_cast::<32, WORD_BITS>(self.a.q.val()),
-                    2 => self.flags.d.next = self.a.q.val().get_bits::<3>(0),
-                    3 => self.from.d.next = self.a.q.val(),
-                    4 => self.to.d.next = self.a.q.val(),
-                    5 => self.home.d.next = self.a.q.val().get_bits::<3>(0),
-                    6 => self.idle_r.d.next = self.a.q.val().get_bit(0),
-                    _ => {}
-                },
-                20 => {
-                    self.w_addr.next =
-                        bits::<{ REG_BITS + 1 }>(64) | bit_cast::<{ REG_BITS + 1 }, 4>(self.imm.val().get_bits::<4>(0));
-                    self.writes.next = true;
-                    match self.imm.val().get_bits::<2>(4).index() {
-                        0 => self.w_data.next = self.counter.val() + 1,
-                        1 => self.w_data.next = self.counter.val() - 1,
-                        2 => {
-                            self.value.d.next = self.counter.val();
-                            self.writes.next = false;
-                        }
-                        _ => {
-                            self.w_addr.next = bits::<{ REG_BITS + 1 }>(64)
-                                | bit_cast::<{ REG_BITS + 1 }, 4>(self.a.q.val().get_bits::<4>(0));
-                            self.w_data.next = 0.into();
-                        }
-                    }
                 }
                 21 => {
                     if self.cmd_valid.val() {
@@ -511,51 +514,137 @@ impl Logic for MicroFtl {
                         self.pc_next.next = self.ir.q.val().get_bits::<PC_BITS>(0);
                     }
                 }
-                22 => {
-                    // IDX: the command, then its response.
-                    self.done.next = false;
-                    if !self.step.q.val() {
-                        self.idx_cmd_valid.next = true;
-                        if self.idx_cmd_ready.val() {
-                            self.step.d.next = true;
-                        }
-                    } else {
-                        self.idx_rsp_ready.next = true;
-                        if self.idx_rsp_valid.val() {
-                            self.idx_status.d.next = self.idx_rsp_status.val();
-                            self.idx_entry.d.next = self.idx_rsp_entry.val();
-                            self.step.d.next = false;
-                            self.done.next = true;
-                        }
-                    }
+                _ => {}
+            }
+        }
+        if self.x_setf.q.val() {
+            match self.imm.val().get_bits::<4>(0).index() {
+                0 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ff00_0000_u64))
+                        | bit_cast::<64, WORD_BITS>(self.a.q.val())
                 }
-                23 => {
-                    self.rsp_valid.next = true;
-                    self.done.next = self.rsp_ready.val();
+                1 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_feff_ffff_u64))
+                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 24)
                 }
-                24 => {
-                    self.mv_valid.next = true;
-                    self.done.next = self.mv_ready.val();
+                2 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x000f_ffff_ffff_ffff_u64))
+                        | (bit_cast::<64, 12>(self.a.q.val().get_bits::<12>(0)) << 52)
                 }
-                25 => {
-                    if self.imm.val().get_bit(0) {
-                        self.idx_reset.next = true;
-                    } else {
-                        self.cleaned.next = true;
-                    }
+                3 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xfff0_0fff_ffff_ffff_u64))
+                        | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 44)
                 }
-                26 => {
-                    self.cmd_ready.next = true;
-                    self.done.next = self.cmd_valid.val();
+                4 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_feff_ffff_ffff_u64))
+                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 40)
+                }
+                5 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_00ff_ffff_u64))
+                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 24)
+                }
+                6 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_fdff_ffff_ffff_u64))
+                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 41)
+                }
+                7 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_ffff_ffff_u64))
+                        | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 32)
+                }
+                8 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_fffe_ffff_u64))
+                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 16)
+                }
+                9 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ffff_0000_u64))
+                        | bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0))
+                }
+                10 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x0000_ffff_ffff_ffff_u64))
+                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 48)
+                }
+                11 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_0000_ffff_ffff_u64))
+                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 32)
+                }
+                12 => {
+                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_0000_ffff_u64))
+                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 16)
                 }
                 _ => {}
             }
         }
+        if self.x_wsel.q.val() {
+            if self.imm.val().get_bit(0) {
+                self.write_word.d.next = self.read_word.q.val();
+            } else {
+                self.write_word.d.next = 0.into();
+            }
+        }
+        // The handshakes are offered until they complete (not while
+        // `io_done` waits out the instruction's last clock).
+        if self.x_mrd.q.val() & !self.io_done.q.val() {
+            // MRD: the request, then its data.
+            if !self.step.q.val() {
+                self.mem_req_valid.next = true;
+                if self.mem_req_ready.val() {
+                    self.step.d.next = true;
+                }
+            } else if self.mem_rsp_valid.val() {
+                self.read_word.d.next = self.mem_rsp_rdata.val();
+                self.step.d.next = false;
+            }
+        }
+        if self.x_mwr.q.val() & !self.io_done.q.val() {
+            self.mem_req_valid.next = true;
+            self.mem_req_write.next = true;
+        }
+        if self.x_put.q.val() {
+            match self.imm.val().get_bits::<3>(0).index() {
+                0 => self.status.d.next = self.a.q.val().get_bits::<4>(0),
+                1 => self.value.d.next = bit_cast::<32, WORD_BITS>(self.a.q.val()),
+                2 => self.flags.d.next = self.a.q.val().get_bits::<3>(0),
+                3 => self.from.d.next = self.a.q.val(),
+                4 => self.to.d.next = self.a.q.val(),
+                5 => self.home.d.next = self.a.q.val().get_bits::<3>(0),
+                6 => self.idle_r.d.next = self.a.q.val().get_bit(0),
+                _ => {}
+            }
+        }
+        if self.x_idx.q.val() & !self.io_done.q.val() {
+            // IDX: the command, then its response.
+            if !self.step.q.val() {
+                self.idx_cmd_valid.next = true;
+                if self.idx_cmd_ready.val() {
+                    self.step.d.next = true;
+                }
+            } else {
+                self.idx_rsp_ready.next = true;
+                if self.idx_rsp_valid.val() {
+                    self.idx_status.d.next = self.idx_rsp_status.val();
+                    self.idx_entry.d.next = self.idx_rsp_entry.val();
+                    self.step.d.next = false;
+                }
+            }
+        }
+        if self.x_rsp.q.val() & !self.io_done.q.val() {
+            self.rsp_valid.next = true;
+        }
+        if self.x_mv.q.val() & !self.io_done.q.val() {
+            self.mv_valid.next = true;
+        }
+        if self.x_pulse.q.val() {
+            if self.imm.val().get_bit(0) {
+                self.idx_reset.next = true;
+            } else {
+                self.cleaned.next = true;
+            }
+        }
+        if self.x_take.q.val() & !self.io_done.q.val() {
+            self.cmd_ready.next = true;
+        }
 
         // --- Sequencing and write-back ------------------------------------------------------
-        if self.opc.val() != 20 {
-            self.w_data.next = bit_cast::<32, WORD_BITS>(self.result.val());
-        }
         self.regs.write_enable.next = self.wb_en.q.val();
         self.regs.write_address.next = self.wb_addr.q.val();
         self.regs.write_data.next = self.wb_data.q.val();
@@ -574,10 +663,75 @@ impl Logic for MicroFtl {
             }
             3 => {
                 self.bw.d.next = self.regs.read_data.val();
+                if (self.opc.val() == 1) | (self.opc.val() == 5) | (self.opc.val() == 7) {
+                    self.bw.d.next = (bit_cast::<32, WORD_BITS>(!self.operand.val()) << 1) | 1;
+                } else if (self.opc.val() == 0) | (self.opc.val() == 4) {
+                    self.bw.d.next = bit_cast::<32, WORD_BITS>(self.operand.val()) << 1;
+                }
                 self.phase.d.next = 4.into();
+                self.x_arith.d.next =
+                    (self.opc.val() == 0) | (self.opc.val() == 1) | (self.opc.val() == 4) | (self.opc.val() == 5);
+                self.x_slt.d.next = self.opc.val() == 7;
+                self.x_and.d.next = self.opc.val() == 2;
+                self.x_or.d.next = self.opc.val() == 3;
+                self.x_shift.d.next = self.opc.val() == 6;
+                self.x_li.d.next = self.opc.val() == 8;
+                self.x_jal.d.next = self.opc.val() == 11;
+                // The port or field an `IN` or `GETF` reads (`read_word` and
+                // the latched ports are steady by now; a live port is sampled
+                // a clock early).
+                self.io_val.d.next = 0.into();
+                if self.opc.val() == 13 {
+                    self.io_val.d.next = self.port.val();
+                } else if self.opc.val() == 14 {
+                    self.io_val.d.next = self.field.val();
+                }
+                self.x_cnt.d.next = self.opc.val() == 20;
+                self.x_writes.d.next = (self.opc.val() <= 8)
+                    | (self.opc.val() == 11)
+                    | (self.opc.val() == 13)
+                    | (self.opc.val() == 14)
+                    | ((self.opc.val() == 20) & !(self.imm.val().get_bit(5) & !self.imm.val().get_bit(4)));
+                self.x_setf.d.next = self.opc.val() == 15;
+                self.x_wsel.d.next = self.opc.val() == 16;
+                self.x_mrd.d.next = self.opc.val() == 17;
+                self.x_mwr.d.next = self.opc.val() == 18;
+                self.x_put.d.next = self.opc.val() == 19;
+                self.x_idx.d.next = self.opc.val() == 22;
+                self.x_rsp.d.next = self.opc.val() == 23;
+                self.x_mv.d.next = self.opc.val() == 24;
+                self.x_pulse.d.next = self.opc.val() == 25;
+                self.x_take.d.next = self.opc.val() == 26;
+                self.x_io.d.next = (self.opc.val() == 17)
+                    | (self.opc.val() == 18)
+                    | (self.opc.val() == 22)
+                    | (self.opc.val() == 23)
+                    | (self.opc.val() == 24)
+                    | (self.opc.val() == 26);
             }
             _ => {
                 if self.done.val() {
+                    self.x_setf.d.next = false;
+                    self.x_wsel.d.next = false;
+                    self.x_mrd.d.next = false;
+                    self.x_mwr.d.next = false;
+                    self.x_put.d.next = false;
+                    self.x_idx.d.next = false;
+                    self.x_rsp.d.next = false;
+                    self.x_mv.d.next = false;
+                    self.x_pulse.d.next = false;
+                    self.x_take.d.next = false;
+                    self.x_io.d.next = false;
+                    self.io_done.d.next = false;
+                    self.x_arith.d.next = false;
+                    self.x_slt.d.next = false;
+                    self.x_and.d.next = false;
+                    self.x_or.d.next = false;
+                    self.x_shift.d.next = false;
+                    self.x_li.d.next = false;
+                    self.x_jal.d.next = false;
+                    self.x_cnt.d.next = false;
+                    self.x_writes.d.next = false;
                     self.wb_en.d.next = self.writes.val();
                     self.pc.d.next = self.pc_next.val();
                     self.phase.d.next = 0.into();
@@ -597,6 +751,27 @@ impl Logic for MicroFtl {
             self.wb_en.d.next = false;
             self.phase.d.next = 0.into();
             self.step.d.next = false;
+            self.x_setf.d.next = false;
+            self.x_wsel.d.next = false;
+            self.x_mrd.d.next = false;
+            self.x_mwr.d.next = false;
+            self.x_put.d.next = false;
+            self.x_idx.d.next = false;
+            self.x_rsp.d.next = false;
+            self.x_mv.d.next = false;
+            self.x_pulse.d.next = false;
+            self.x_take.d.next = false;
+            self.x_io.d.next = false;
+            self.io_done.d.next = false;
+            self.x_arith.d.next = false;
+            self.x_slt.d.next = false;
+            self.x_and.d.next = false;
+            self.x_or.d.next = false;
+            self.x_shift.d.next = false;
+            self.x_li.d.next = false;
+            self.x_jal.d.next = false;
+            self.x_cnt.d.next = false;
+            self.x_writes.d.next = false;
             self.pc.d.next = 0.into();
             self.idle_r.d.next = false;
         }
