@@ -122,6 +122,15 @@ pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: u
     held_lpa: DFF<Bits<ADDR_BITS>>,
     held_fp: DFF<Bits<160>>,
     drops: DFF<Bits<2>>,
+    /// The slot's command is offered to the controller: registered, so the
+    /// hasher's digest handshake is not on the controller's enables. It
+    /// rises a clock after the command can leave, and falls as it leaves.
+    offer: DFF<Bit>,
+    /// The hasher's digest is consumed (taken by the controller with its
+    /// `WRITE`, or dropped): registered, so the hasher's handshake does not
+    /// loop through this slot in one clock. No decision is made on the
+    /// digest while its consumption is under way.
+    consume: DFF<Bit>,
     is_write: Signal<Local, Bit>,
     dropping: Signal<Local, Bit>,
 }
@@ -206,6 +215,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             held_lpa: Default::default(),
             held_fp: Default::default(),
             drops: Default::default(),
+            offer: Default::default(),
+            consume: Default::default(),
             is_write: Default::default(),
             dropping: Default::default(),
         }
@@ -217,7 +228,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp, drops);
+        dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp, drops, offer, consume);
         self.hasher.clock.next = self.clock.val();
         self.hasher.reset.next = self.reset.val();
         self.index.clock.next = self.clock.val();
@@ -242,14 +253,18 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.is_write.next = self.held_op.q.val() == 0;
         // Abandoned pages' digests are discarded, in page order, before any
         // WRITE takes one.
-        self.dropping.next = (self.drops.q.val() != 0) & self.hasher.digest_valid.val();
+        self.dropping.next = (self.drops.q.val() != 0) & self.hasher.digest_valid.val() & !self.consume.q.val();
         if self.page_drop.val() & !self.dropping.val() {
             self.drops.d.next = self.drops.q.val() + 1;
         } else if !self.page_drop.val() & self.dropping.val() {
             self.drops.d.next = self.drops.q.val() - 1;
         }
-        self.ftl.cmd_valid.next =
-            self.held.q.val() & (!self.is_write.val() | (self.hasher.digest_valid.val() & (self.drops.q.val() == 0)));
+        // Once offered, the command stays ready to leave (the digest waits in
+        // the hasher until taken; a drop is for a page streamed earlier).
+        self.offer.d.next = self.held.q.val()
+            & (!self.is_write.val()
+                | (self.hasher.digest_valid.val() & (self.drops.q.val() == 0) & !self.consume.q.val()));
+        self.ftl.cmd_valid.next = self.offer.q.val();
         self.ftl.cmd_tag.next = self.held_tag.q.val();
         self.ftl.cmd_lpa.next = self.held_lpa.q.val();
         if self.is_write.val() {
@@ -259,13 +274,17 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             self.ftl.cmd_op.next = self.held_op.q.val();
             self.ftl.cmd_fp.next = self.held_fp.q.val();
         }
-        self.hasher.digest_ready.next = self.dropping.val()
-            | (self.held.q.val() & self.is_write.val() & (self.drops.q.val() == 0) & self.ftl.cmd_ready.val());
+        self.consume.d.next =
+            self.dropping.val() | (self.offer.q.val() & self.is_write.val() & self.ftl.cmd_ready.val());
+        self.hasher.digest_ready.next = self.consume.q.val();
         if self.ftl.cmd_valid.val() & self.ftl.cmd_ready.val() {
             self.held.d.next = false;
+            self.offer.d.next = false;
         }
         if self.reset.val() {
             self.held.d.next = false;
+            self.offer.d.next = false;
+            self.consume.d.next = false;
             self.drops.d.next = 0.into();
         }
 
