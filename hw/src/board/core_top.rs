@@ -149,7 +149,31 @@ pub struct CoreBoardTop<
     /// The received command is `STATS` of an index counter (answered here).
     c_index_stats: DFF<Bit>,
     rsp_pending: DFF<Bit>,
+    /// `local_rsp`, a clock later.
+    local_rsp_r: DFF<Bit>,
+    /// Decoded a clock after what they decode is set, for the frame-end
+    /// decision (the header is complete bytes before the frame ends): the
+    /// frame is a whole page command; its kind is `C`, `A`, `F`, `D`, `K`;
+    /// its tag is that of the last response; it answers the request.
+    page_frame: DFF<Bit>,
+    rx_in_command: DFF<Bit>,
+    rx_at_last: DFF<Bit>,
+    rx_is_c: DFF<Bit>,
+    rx_is_a: DFF<Bit>,
+    rx_is_f: DFF<Bit>,
+    rx_is_d: DFF<Bit>,
+    rx_is_k: DFF<Bit>,
+    tag_again: DFF<Bit>,
+    tag_answers: DFF<Bit>,
+    /// The low bits of a `STATS` selector of an index counter.
+    idx_sel: DFF<Bits<5>>,
     clean_count: DFF<Bits<16>>,
+    /// An error frame raised on the last clock, and its code (the error is
+    /// recorded a clock after it is decided).
+    raise_r: DFF<Bit>,
+    raise_code_r: DFF<Bits<8>>,
+    /// `rx_gap` reached the receive timeout on the last clock.
+    rx_timed_out: DFF<Bit>,
     err_pending: DFF<Bit>,
     err_code: DFF<Bits<8>>,
     err_kind: DFF<Bits<8>>,
@@ -164,12 +188,23 @@ pub struct CoreBoardTop<
     mem_rsp_next: DFF<Bit>,
     fp_rsp_next: DFF<Bit>,
     tx_kind: DFF<Bits<8>>,
+    /// A frame is on its way out (`tx_kind` is not zero).
+    tx_busy: DFF<Bit>,
+    /// A request is due and may start (see `req_go` below).
+    req_go: DFF<Bit>,
     tx_tag: DFF<Bits<8>>,
     tx_len: DFF<Bits<5>>,
     tx_index: DFF<Bits<5>>,
     tx_crc: DFF<Bits<16>>,
     tx_data: DFF<Bits<8>>,
+    /// The byte on offer moves through two stages after `tx_index` changes
+    /// (`tx_pre`: the payload byte; `tx_data`: with the CRC put in), so
+    /// the UART is offered it two clocks later (`tx_fresh_a`, `tx_fresh`).
+    tx_pre: DFF<Bits<8>>,
+    tx_fresh_a: DFF<Bit>,
     tx_fresh: DFF<Bit>,
+    tx_at_crc_hi: DFF<Bit>,
+    tx_at_crc_lo: DFF<Bit>,
     tx_is_e: DFF<Bit>,
     tx_is_m: DFF<Bit>,
     tx_is_n: DFF<Bit>,
@@ -188,18 +223,24 @@ pub struct CoreBoardTop<
     rx_crc_next: Signal<Local, Bits<16>>,
     tx_crc_next: Signal<Local, Bits<16>>,
     tx_byte: Signal<Local, Bits<8>>,
+    /// All ones when the frame on its way out is of that kind (`q|w`, `m|n`:
+    /// either), for the byte multiplexer.
+    m_r: Signal<Local, Bits<8>>,
+    m_v: Signal<Local, Bits<8>>,
+    m_qw: Signal<Local, Bits<8>>,
+    m_mn: Signal<Local, Bits<8>>,
+    m_e: Signal<Local, Bits<8>>,
+    m_w: Signal<Local, Bits<8>>,
+    m_n: Signal<Local, Bits<8>>,
     tx_accept: Signal<Local, Bit>,
-    tx_last: Signal<Local, Bit>,
+    tx_last: DFF<Bit>,
     lpa: Signal<Local, Bits<24>>,
     op: Signal<Local, Bits<8>>,
     answer_ok: Signal<Local, Bit>,
     idx_value: Signal<Local, Bits<32>>,
-    page_frame: Signal<Local, Bit>,
     raise: Signal<Local, Bit>,
     raise_code: Signal<Local, Bits<8>>,
     local_rsp: Signal<Local, Bit>,
-    local_status: Signal<Local, Bits<4>>,
-    local_value: Signal<Local, Bits<32>>,
     hdr_page: Signal<Local, Bit>,
     hdr_payload: Signal<Local, Bit>,
     hdr_empty: Signal<Local, Bit>,
@@ -281,7 +322,22 @@ impl<
             c_malformed: Default::default(),
             c_index_stats: Default::default(),
             rsp_pending: Default::default(),
+            local_rsp_r: Default::default(),
+            page_frame: Default::default(),
+            rx_in_command: Default::default(),
+            rx_at_last: Default::default(),
+            rx_is_c: Default::default(),
+            rx_is_a: Default::default(),
+            rx_is_f: Default::default(),
+            rx_is_d: Default::default(),
+            rx_is_k: Default::default(),
+            tag_again: Default::default(),
+            tag_answers: Default::default(),
+            idx_sel: Default::default(),
             clean_count: Default::default(),
+            raise_r: Default::default(),
+            raise_code_r: Default::default(),
+            rx_timed_out: Default::default(),
             err_pending: Default::default(),
             err_code: Default::default(),
             err_kind: Default::default(),
@@ -296,12 +352,19 @@ impl<
             mem_rsp_next: Default::default(),
             fp_rsp_next: Default::default(),
             tx_kind: Default::default(),
+            tx_busy: Default::default(),
+            req_go: Default::default(),
             tx_tag: Default::default(),
             tx_len: Default::default(),
             tx_index: Default::default(),
             tx_crc: Default::default(),
             tx_data: Default::default(),
+            tx_pre: Default::default(),
+            tx_fresh_a: Default::default(),
             tx_fresh: Default::default(),
+            tx_at_crc_hi: Default::default(),
+            tx_at_crc_lo: Default::default(),
+            tx_last: Default::default(),
             tx_is_e: Default::default(),
             tx_is_m: Default::default(),
             tx_is_n: Default::default(),
@@ -320,18 +383,21 @@ impl<
             rx_crc_next: Default::default(),
             tx_crc_next: Default::default(),
             tx_byte: Default::default(),
+            m_r: Default::default(),
+            m_v: Default::default(),
+            m_qw: Default::default(),
+            m_mn: Default::default(),
+            m_e: Default::default(),
+            m_w: Default::default(),
+            m_n: Default::default(),
             tx_accept: Default::default(),
-            tx_last: Default::default(),
             lpa: Default::default(),
             op: Default::default(),
             answer_ok: Default::default(),
             idx_value: Default::default(),
-            page_frame: Default::default(),
             raise: Default::default(),
             raise_code: Default::default(),
             local_rsp: Default::default(),
-            local_status: Default::default(),
-            local_value: Default::default(),
             hdr_page: Default::default(),
             hdr_payload: Default::default(),
             hdr_empty: Default::default(),
@@ -402,7 +468,22 @@ impl<
             c_malformed,
             c_index_stats,
             rsp_pending,
+            local_rsp_r,
+            page_frame,
+            rx_in_command,
+            rx_at_last,
+            rx_is_c,
+            rx_is_a,
+            rx_is_f,
+            rx_is_d,
+            rx_is_k,
+            tag_again,
+            tag_answers,
+            idx_sel,
             clean_count,
+            raise_r,
+            raise_code_r,
+            rx_timed_out,
             err_pending,
             err_code,
             err_kind,
@@ -417,12 +498,19 @@ impl<
             mem_rsp_next,
             fp_rsp_next,
             tx_kind,
+            tx_busy,
+            req_go,
             tx_tag,
             tx_len,
             tx_index,
             tx_crc,
             tx_data,
+            tx_pre,
+            tx_fresh_a,
             tx_fresh,
+            tx_at_crc_hi,
+            tx_at_crc_lo,
+            tx_last,
             tx_is_e,
             tx_is_m,
             tx_is_n,
@@ -495,18 +583,19 @@ impl<
         self.core.fp_rsp_rdata.next = self.rx_shift.q.val().get_bits::<160>(0);
 
         // The index's counters, read by STATS selectors 12..17.
+        self.idx_sel.d.next = self.lpa.val().get_bits::<5>(0);
         self.idx_value.next = 0.into();
-        if self.lpa.val() == 12 {
+        if self.idx_sel.q.val() == 12 {
             self.idx_value.next = self.core.idx_stat_commands.val();
-        } else if self.lpa.val() == 13 {
+        } else if self.idx_sel.q.val() == 13 {
             self.idx_value.next = self.core.idx_stat_bloom_negatives.val();
-        } else if self.lpa.val() == 14 {
+        } else if self.idx_sel.q.val() == 14 {
             self.idx_value.next = self.core.idx_stat_false_positives.val();
-        } else if self.lpa.val() == 15 {
+        } else if self.idx_sel.q.val() == 15 {
             self.idx_value.next = self.core.idx_stat_rebuilds.val();
-        } else if self.lpa.val() == 16 {
+        } else if self.idx_sel.q.val() == 16 {
             self.idx_value.next = self.core.idx_stat_signature_misses.val();
-        } else if self.lpa.val() == 17 {
+        } else if self.idx_sel.q.val() == 17 {
             self.idx_value.next = self.core.idx_stat_entries_used.val();
         }
 
@@ -532,8 +621,6 @@ impl<
         self.raise.next = false;
         self.raise_code.next = 0.into();
         self.local_rsp.next = false;
-        self.local_status.next = 0.into();
-        self.local_value.next = 0.into();
         // States: 0 hunt, 1 kind, 2 tag, 3 length high, 4 length low,
         // 5 payload, 6 CRC high, 7 CRC low, 8 padding an abandoned page.
         self.rx_byte.next = self.uart_rx.data.val();
@@ -546,18 +633,27 @@ impl<
         self.crc_x2.next = self.crc_x1.val() ^ (self.crc_x1.val() >> 4);
         self.rx_crc_next.next =
             (self.rx_crc.q.val() << 8) ^ (self.crc_x2.val() << 12) ^ (self.crc_x2.val() << 5) ^ self.crc_x2.val();
-        self.page_frame.next = self.rx_len.q.val() == 4120;
+        self.page_frame.d.next = self.rx_len.q.val() == 4120;
+        // Where the next payload byte falls (registered: bytes are many
+        // clocks apart): in the 24-byte command, and the payload's last.
+        self.rx_in_command.d.next = self.rx_count.q.val() < 24;
+        self.rx_at_last.d.next = (self.rx_count.q.val() + 1) == self.rx_len.q.val();
+        self.rx_is_c.d.next = self.rx_kind.q.val() == 0x43;
+        self.rx_is_a.d.next = self.rx_kind.q.val() == 0x41;
+        self.rx_is_f.d.next = self.rx_kind.q.val() == 0x46;
+        self.rx_is_d.d.next = self.rx_kind.q.val() == 0x44;
+        self.rx_is_k.d.next = self.rx_kind.q.val() == 0x4b;
+        self.tag_again.d.next = self.r_ever.q.val() & (self.rx_tag.q.val() == self.r_tag.q.val());
+        self.tag_answers.d.next = self.rx_tag.q.val() == self.seq.q.val();
         // The header's last byte is on `rx_byte`: is the length the kind's?
-        self.hdr_page.next =
-            (self.rx_kind.q.val() == 0x43) & (self.rx_len.q.val() == 0x1000) & (self.rx_byte.val() == 0x18);
+        self.hdr_page.next = self.rx_is_c.q.val() & (self.rx_len.q.val() == 0x1000) & (self.rx_byte.val() == 0x18);
         self.hdr_payload.next = self.hdr_page.val()
             | ((self.rx_len.q.val() == 0)
-                & (((self.rx_kind.q.val() == 0x43) & (self.rx_byte.val() == 24))
-                    | ((self.rx_kind.q.val() == 0x46) & (self.rx_byte.val() == 20))
-                    | ((self.rx_kind.q.val() == 0x44) & (self.rx_byte.val() == 8))));
-        self.hdr_empty.next = ((self.rx_kind.q.val() == 0x4b) | (self.rx_kind.q.val() == 0x41))
-            & (self.rx_len.q.val() == 0)
-            & (self.rx_byte.val() == 0);
+                & ((self.rx_is_c.q.val() & (self.rx_byte.val() == 24))
+                    | (self.rx_is_f.q.val() & (self.rx_byte.val() == 20))
+                    | (self.rx_is_d.q.val() & (self.rx_byte.val() == 8))));
+        self.hdr_empty.next =
+            (self.rx_is_k.q.val() | self.rx_is_a.q.val()) & (self.rx_len.q.val() == 0) & (self.rx_byte.val() == 0);
         self.rx_done.d.next = false;
         if (self.rx_state.q.val() == 0) | (self.rx_state.q.val() == 8) | self.uart_rx.valid.val() {
             self.rx_gap.d.next = 0.into();
@@ -614,7 +710,7 @@ impl<
                 5 => {
                     self.rx_crc.d.next = self.rx_crc_next.val();
                     self.rx_count.d.next = self.rx_count.q.val() + 1;
-                    if self.rx_count.q.val() < 24 {
+                    if self.rx_in_command.q.val() {
                         self.rx_shift.d.next = (self.rx_shift.q.val() << 8) | bit_cast::<192, 8>(self.rx_byte.val());
                     } else if self.rx_page.q.val() {
                         self.assembly.d.next = (self.assembly.q.val() << 8) | bit_cast::<24, 8>(self.rx_byte.val());
@@ -626,7 +722,7 @@ impl<
                             self.page_words.d.next = self.page_words.q.val() + 1;
                         }
                     }
-                    if self.rx_count.q.val() + 1 == self.rx_len.q.val() {
+                    if self.rx_at_last.q.val() {
                         self.rx_state.d.next = 6.into();
                     }
                 }
@@ -646,7 +742,8 @@ impl<
         }
         // A frame that stops arriving is abandoned; a page already begun is
         // completed with zero words so the lane stays in step.
-        if (self.rx_gap.q.val() == self.k_rx_timeout.val()) & (self.rx_state.q.val() != 8) {
+        self.rx_timed_out.d.next = self.rx_gap.q.val() == self.k_rx_timeout.val();
+        if self.rx_timed_out.q.val() & (self.rx_state.q.val() != 8) {
             // The error goes out once the page is padded: the host's resent
             // frame must not arrive while the receiver still pads.
             self.rx_state.d.next = 0.into();
@@ -672,25 +769,28 @@ impl<
 
         // What a command frame asks for, decided from its payload (registered:
         // the payload is complete two bytes before the frame ends).
-        self.c_malformed.d.next = !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.val())
-            | ((self.op.val().get_bits::<7>(0) != 0) & (self.op.val().get_bits::<7>(0) < 8) & !self.page_frame.val()));
+        self.c_malformed.d.next = !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.q.val())
+            | ((self.op.val().get_bits::<7>(0) != 0)
+                & (self.op.val().get_bits::<7>(0) < 8)
+                & !self.page_frame.q.val()));
         self.c_index_stats.d.next =
             (self.op.val().get_bits::<7>(0) == 5) & (self.lpa.val() >= 12) & (self.lpa.val() < 18);
 
         // A whole frame: act on it (the clock after its last byte).
-        self.answer_ok.next = (self.rx_tag.q.val() == self.seq.q.val()) & !self.tx_is_req.q.val();
+        self.answer_ok.next = self.tag_answers.q.val() & !self.tx_is_req.q.val();
         self.complete.d.next = false;
         if self.rx_done.q.val() {
             if !self.rx_good.q.val() {
                 self.raise.next = true;
                 self.raise_code.next = 1.into();
                 self.page_drop.d.next = self.rx_page.q.val();
-            } else if self.rx_kind.q.val() == 0x43 {
-                if self.cmd_busy.q.val() | self.rsp_pending.q.val() | (self.page_frame.val() & !self.rx_page.q.val()) {
+            } else if self.rx_is_c.q.val() {
+                if self.cmd_busy.q.val() | self.rsp_pending.q.val() | (self.page_frame.q.val() & !self.rx_page.q.val())
+                {
                     self.raise.next = true;
                     self.raise_code.next = 4.into();
                     self.page_drop.d.next = self.rx_page.q.val();
-                } else if self.r_ever.q.val() & (self.rx_tag.q.val() == self.r_tag.q.val()) {
+                } else if self.tag_again.q.val() {
                     // A command sent again after its response was lost: it
                     // is not run twice; its response goes out again.
                     self.rsp_pending.d.next = true;
@@ -698,27 +798,23 @@ impl<
                 } else if self.c_malformed.q.val() {
                     // Not a command the core can take: ErrMalformed.
                     self.local_rsp.next = true;
-                    self.local_status.next = 10.into();
-                    self.local_value.next = 0.into();
                     self.page_drop.d.next = self.rx_page.q.val();
                 } else if self.c_index_stats.q.val() {
                     self.local_rsp.next = true;
-                    self.local_status.next = 5.into();
-                    self.local_value.next = self.idx_value.val();
                 } else {
                     self.cmd_go.d.next = true;
                     self.cmd_busy.d.next = true;
                     self.hold.d.next = self.op.val().get_bit(7);
                 }
-            } else if self.rx_kind.q.val() == 0x41 {
+            } else if self.rx_is_a.q.val() {
                 if self.r_ever.q.val() & !self.cmd_busy.q.val() {
                     self.rsp_pending.d.next = true;
                 }
             } else if self.answer_ok.val() {
                 // `F` answers a fingerprint read, `D` a memory read, `K` a write.
-                if ((self.rx_kind.q.val() == 0x46) & (self.req_kind.q.val() == 4))
-                    | ((self.rx_kind.q.val() == 0x44) & (self.req_kind.q.val() == 2))
-                    | ((self.rx_kind.q.val() == 0x4b)
+                if (self.rx_is_f.q.val() & (self.req_kind.q.val() == 4))
+                    | (self.rx_is_d.q.val() & (self.req_kind.q.val() == 2))
+                    | (self.rx_is_k.q.val()
                         & ((self.req_kind.q.val() == 1) | (self.req_kind.q.val() == 3) | (self.req_kind.q.val() == 5)))
                 {
                     self.complete.d.next = true;
@@ -726,16 +822,29 @@ impl<
             }
         }
 
-        if self.raise.val() & !self.err_pending.q.val() {
+        // The frame's kind and tag are unchanged a clock later (the next
+        // frame's kind is bytes away).
+        self.raise_r.d.next = self.raise.val();
+        self.raise_code_r.d.next = self.raise_code.val();
+        if self.raise_r.q.val() & !self.err_pending.q.val() {
             self.err_pending.d.next = true;
-            self.err_code.d.next = self.raise_code.val();
+            self.err_code.d.next = self.raise_code_r.q.val();
             self.err_kind.d.next = self.rx_kind.q.val();
             self.err_tag.d.next = self.rx_tag.q.val();
         }
-        if self.local_rsp.val() {
+        // A response the top gives itself is recorded a clock after it is
+        // decided (no core response can arrive meanwhile: the core is idle),
+        // from what decided it (unchanged until the next frame's payload).
+        self.local_rsp_r.d.next = self.local_rsp.val();
+        if self.local_rsp_r.q.val() {
             self.r_tag.d.next = self.rx_tag.q.val();
-            self.r_status.d.next = self.local_status.val();
-            self.r_value.d.next = self.local_value.val();
+            if self.c_malformed.q.val() {
+                self.r_status.d.next = 10.into();
+                self.r_value.d.next = 0.into();
+            } else {
+                self.r_status.d.next = 5.into();
+                self.r_value.d.next = self.idx_value.val();
+            }
             self.r_flags.d.next = 0.into();
             self.r_clean.d.next = self.clean_count.q.val();
             self.r_ever.d.next = true;
@@ -790,26 +899,33 @@ impl<
         self.tcrc_x2.next = self.tcrc_x1.val() ^ (self.tcrc_x1.val() >> 4);
         self.tx_crc_next.next =
             (self.tx_crc.q.val() << 8) ^ (self.tcrc_x2.val() << 12) ^ (self.tcrc_x2.val() << 5) ^ self.tcrc_x2.val();
-        self.uart_tx.valid.next = (self.tx_kind.q.val() != 0) & self.tx_fresh.q.val();
+        // `tx_fresh` implies a frame under way (both clear on its last byte).
+        self.uart_tx.valid.next = self.tx_fresh.q.val();
         self.tx_accept.next = self.uart_tx.valid.val() & self.uart_tx.ready.val();
-        self.tx_last.next = self.tx_index.q.val() == self.tx_crc_lo_at.q.val();
-        self.tx_fresh.d.next = self.tx_kind.q.val() != 0;
-        if self.tx_kind.q.val() == 0 {
+        // Registered: `tx_index` changed at least two clocks before the next accept.
+        self.tx_last.d.next = self.tx_index.q.val() == self.tx_crc_lo_at.q.val();
+        self.tx_at_crc_hi.d.next = self.tx_index.q.val() == self.tx_crc_hi_at.q.val();
+        self.tx_at_crc_lo.d.next = self.tx_index.q.val() == self.tx_crc_lo_at.q.val();
+        self.tx_fresh_a.d.next = self.tx_busy.q.val();
+        // A request may go out: registered, with the live `complete` and
+        // `rx_done` (an answer being taken) checked as it starts.
+        self.req_go.d.next = self.req_due.q.val() & (self.req_kind.q.val() != 0) & !self.complete.q.val();
+        self.tx_fresh.d.next = self.tx_fresh_a.q.val();
+        if !self.tx_busy.q.val() {
             self.tx_index.d.next = 0.into();
             self.tx_crc.d.next = 0xffff.into();
             if self.err_pending.q.val() {
                 self.tx_kind.d.next = 0x45.into();
+                self.tx_busy.d.next = true;
                 self.tx_tag.d.next = self.err_tag.q.val();
                 self.tx_len.d.next = 2.into();
             } else if self.rsp_pending.q.val() {
                 self.tx_kind.d.next = 0x52.into();
+                self.tx_busy.d.next = true;
                 self.tx_tag.d.next = self.r_tag.q.val();
                 self.tx_len.d.next = 8.into();
-            } else if self.req_due.q.val()
-                & (self.req_kind.q.val() != 0)
-                & !self.complete.q.val()
-                & !self.rx_done.q.val()
-            {
+            } else if self.req_go.q.val() & !self.complete.q.val() & !self.rx_done.q.val() {
+                self.tx_busy.d.next = true;
                 self.tx_tag.d.next = self.seq.q.val();
                 self.tx_is_req.d.next = true;
                 self.req_due.d.next = false;
@@ -833,17 +949,19 @@ impl<
             }
         } else if self.tx_accept.val() {
             self.tx_index.d.next = self.tx_index.q.val() + 1;
+            self.tx_fresh_a.d.next = false;
             self.tx_fresh.d.next = false;
             if (self.tx_index.q.val() != 0) & (self.tx_index.q.val() < self.tx_crc_hi_at.q.val()) {
                 self.tx_crc.d.next = self.tx_crc_next.val();
             }
-            if self.tx_last.val() {
+            if self.tx_last.q.val() {
                 self.tx_kind.d.next = 0.into();
+                self.tx_busy.d.next = false;
                 self.tx_is_req.d.next = false;
-                if self.tx_kind.q.val() == 0x45 {
+                if self.tx_is_e.q.val() {
                     self.err_pending.d.next = false;
                     self.link_error_seen.d.next = true;
-                } else if self.tx_kind.q.val() == 0x52 {
+                } else if self.tx_is_r.q.val() {
                     self.rsp_pending.d.next = false;
                     self.responses_sent.d.next = self.responses_sent.q.val() + 1;
                 }
@@ -861,196 +979,148 @@ impl<
         self.tx_is_w.d.next = self.tx_kind.q.val() == 0x57;
         self.tx_crc_hi_at.d.next = self.tx_len.q.val() + 5;
         self.tx_crc_lo_at.d.next = self.tx_len.q.val() + 6;
+        // The byte at `tx_index`: each kind's byte masked by its (one-hot)
+        // kind flag and ORed, a flat AND-OR rather than a priority chain.
+        self.m_r.next = 0.into();
+        self.m_v.next = 0.into();
+        self.m_qw.next = 0.into();
+        self.m_mn.next = 0.into();
+        self.m_e.next = 0.into();
+        self.m_w.next = 0.into();
+        self.m_n.next = 0.into();
+        if self.tx_is_r.q.val() {
+            self.m_r.next = 0xff.into();
+        }
+        if self.tx_is_v.q.val() {
+            self.m_v.next = 0xff.into();
+        }
+        if self.tx_is_q.q.val() | self.tx_is_w.q.val() {
+            self.m_qw.next = 0xff.into();
+        }
+        if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
+            self.m_mn.next = 0xff.into();
+        }
+        if self.tx_is_e.q.val() {
+            self.m_e.next = 0xff.into();
+        }
+        if self.tx_is_w.q.val() {
+            self.m_w.next = 0xff.into();
+        }
+        if self.tx_is_n.q.val() {
+            self.m_n.next = 0xff.into();
+        }
         self.tx_byte.next = 0.into();
         match self.tx_index.q.val().index() {
-            0 => {
-                self.tx_byte.next = 0xa5.into();
-            }
-            1 => {
-                self.tx_byte.next = self.tx_kind.q.val();
-            }
-            2 => {
-                self.tx_byte.next = self.tx_tag.q.val();
-            }
-            4 => {
-                self.tx_byte.next = bit_cast::<8, 5>(self.tx_len.q.val());
-            }
+            0 => self.tx_byte.next = 0xa5.into(),
+            1 => self.tx_byte.next = self.tx_kind.q.val(),
+            2 => self.tx_byte.next = self.tx_tag.q.val(),
+            4 => self.tx_byte.next = bit_cast::<8, 5>(self.tx_len.q.val()),
             5 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = bit_cast::<8, 4>(self.r_status.q.val());
-                } else if self.tx_is_v.q.val() {
-                    self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(16);
-                } else if self.tx_is_q.q.val() | self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(8);
-                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(24);
-                } else if self.tx_is_e.q.val() {
-                    self.tx_byte.next = self.err_code.q.val();
-                }
+                self.tx_byte.next = (bit_cast::<8, 4>(self.r_status.q.val()) & self.m_r.val())
+                    | (self.core.mv_from.val().get_bits::<8>(16) & self.m_v.val())
+                    | (self.core.fp_req_entry.val().get_bits::<8>(8) & self.m_qw.val())
+                    | (self.core.mem_req_addr.val().get_bits::<8>(24) & self.m_mn.val())
+                    | (self.err_code.q.val() & self.m_e.val());
             }
             6 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(24);
-                } else if self.tx_is_v.q.val() {
-                    self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(8);
-                } else if self.tx_is_q.q.val() | self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_entry.val().get_bits::<8>(0);
-                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(16);
-                } else if self.tx_is_e.q.val() {
-                    self.tx_byte.next = self.err_kind.q.val();
-                }
+                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(24) & self.m_r.val())
+                    | (self.core.mv_from.val().get_bits::<8>(8) & self.m_v.val())
+                    | (self.core.fp_req_entry.val().get_bits::<8>(0) & self.m_qw.val())
+                    | (self.core.mem_req_addr.val().get_bits::<8>(16) & self.m_mn.val())
+                    | (self.err_kind.q.val() & self.m_e.val());
             }
             7 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(16);
-                } else if self.tx_is_v.q.val() {
-                    self.tx_byte.next = self.core.mv_from.val().get_bits::<8>(0);
-                } else if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(152);
-                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(8);
-                }
+                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(16) & self.m_r.val())
+                    | (self.core.mv_from.val().get_bits::<8>(0) & self.m_v.val())
+                    | (self.core.fp_req_wdata.val().get_bits::<8>(152) & self.m_w.val())
+                    | (self.core.mem_req_addr.val().get_bits::<8>(8) & self.m_mn.val());
             }
             8 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(8);
-                } else if self.tx_is_v.q.val() {
-                    self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(16);
-                } else if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(144);
-                } else if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_addr.val().get_bits::<8>(0);
-                }
+                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(8) & self.m_r.val())
+                    | (self.core.mv_to.val().get_bits::<8>(16) & self.m_v.val())
+                    | (self.core.fp_req_wdata.val().get_bits::<8>(144) & self.m_w.val())
+                    | (self.core.mem_req_addr.val().get_bits::<8>(0) & self.m_mn.val());
             }
             9 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = self.r_value.q.val().get_bits::<8>(0);
-                } else if self.tx_is_v.q.val() {
-                    self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(8);
-                } else if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(136);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(56);
-                }
+                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(0) & self.m_r.val())
+                    | (self.core.mv_to.val().get_bits::<8>(8) & self.m_v.val())
+                    | (self.core.fp_req_wdata.val().get_bits::<8>(136) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(56) & self.m_n.val());
             }
             10 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = bit_cast::<8, 3>(self.r_flags.q.val());
-                } else if self.tx_is_v.q.val() {
-                    self.tx_byte.next = self.core.mv_to.val().get_bits::<8>(0);
-                } else if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(128);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(48);
-                }
+                self.tx_byte.next = (bit_cast::<8, 3>(self.r_flags.q.val()) & self.m_r.val())
+                    | (self.core.mv_to.val().get_bits::<8>(0) & self.m_v.val())
+                    | (self.core.fp_req_wdata.val().get_bits::<8>(128) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(48) & self.m_n.val());
             }
             11 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = self.r_clean.q.val().get_bits::<8>(8);
-                } else if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(120);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(40);
-                }
+                self.tx_byte.next = (self.r_clean.q.val().get_bits::<8>(8) & self.m_r.val())
+                    | (self.core.fp_req_wdata.val().get_bits::<8>(120) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(40) & self.m_n.val());
             }
             12 => {
-                if self.tx_is_r.q.val() {
-                    self.tx_byte.next = self.r_clean.q.val().get_bits::<8>(0);
-                } else if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(112);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(32);
-                }
+                self.tx_byte.next = (self.r_clean.q.val().get_bits::<8>(0) & self.m_r.val())
+                    | (self.core.fp_req_wdata.val().get_bits::<8>(112) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(32) & self.m_n.val());
             }
             13 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(104);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(24);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(104) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(24) & self.m_n.val());
             }
             14 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(96);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(16);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(96) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(16) & self.m_n.val());
             }
             15 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(88);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(8);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(88) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(8) & self.m_n.val());
             }
             16 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(80);
-                } else if self.tx_is_n.q.val() {
-                    self.tx_byte.next = self.core.mem_req_wdata.val().get_bits::<8>(0);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(80) & self.m_w.val())
+                    | (self.core.mem_req_wdata.val().get_bits::<8>(0) & self.m_n.val());
             }
             17 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(72);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(72) & self.m_w.val());
             }
             18 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(64);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(64) & self.m_w.val());
             }
             19 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(56);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(56) & self.m_w.val());
             }
             20 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(48);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(48) & self.m_w.val());
             }
             21 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(40);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(40) & self.m_w.val());
             }
             22 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(32);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(32) & self.m_w.val());
             }
             23 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(24);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(24) & self.m_w.val());
             }
             24 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(16);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(16) & self.m_w.val());
             }
             25 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(8);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(8) & self.m_w.val());
             }
             26 => {
-                if self.tx_is_w.q.val() {
-                    self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(0);
-                }
+                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(0) & self.m_w.val());
             }
             _ => {}
         }
-        if self.tx_index.q.val() == self.tx_crc_hi_at.q.val() {
-            self.tx_byte.next = self.tx_crc.q.val().get_bits::<8>(8);
-        } else if self.tx_index.q.val() == self.tx_crc_lo_at.q.val() {
-            self.tx_byte.next = self.tx_crc.q.val().get_bits::<8>(0);
+        self.tx_pre.d.next = self.tx_byte.val();
+        // The byte on offer: offered two clocks after its index is steady
+        // (the CRC a clock after its last byte was counted).
+        if self.tx_at_crc_hi.q.val() {
+            self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(8);
+        } else if self.tx_at_crc_lo.q.val() {
+            self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(0);
+        } else {
+            self.tx_data.d.next = self.tx_pre.q.val();
         }
-        // The byte on offer is registered: it is offered the clock after its
-        // index is steady (and the CRC after its last byte was counted).
-        self.tx_data.d.next = self.tx_byte.val();
         self.uart_tx.data.next = self.tx_data.q.val();
         self.usb_tx.next = self.uart_tx.tx.val();
 
@@ -1071,8 +1141,11 @@ impl<
             self.hold.d.next = false;
             self.r_ever.d.next = false;
             self.rsp_pending.d.next = false;
+            self.local_rsp_r.d.next = false;
             self.clean_count.d.next = 0.into();
             self.err_pending.d.next = false;
+            self.raise_r.d.next = false;
+            self.rx_timed_out.d.next = false;
             self.req_kind.d.next = 0.into();
             self.req_due.d.next = false;
             self.seq.d.next = 0.into();
@@ -1080,6 +1153,10 @@ impl<
             self.mem_rsp_next.d.next = false;
             self.fp_rsp_next.d.next = false;
             self.tx_kind.d.next = 0.into();
+            self.tx_busy.d.next = false;
+            self.req_go.d.next = false;
+            self.tx_fresh_a.d.next = false;
+            self.tx_fresh.d.next = false;
             self.tx_is_req.d.next = false;
             self.framing_seen.d.next = false;
             self.link_error_seen.d.next = false;
