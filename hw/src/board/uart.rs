@@ -42,9 +42,13 @@ pub struct UartRx {
     shift: DFF<Bits<8>>,
     out_valid: DFF<Bit>,
     out_error: DFF<Bit>,
-    period: Constant<Bits<16>>,
-    half_period: Constant<Bits<16>>,
+    /// The timer's value a clock before a bit period (a half period) ends.
+    period_before: Constant<Bits<16>>,
+    half_before: Constant<Bits<16>>,
     half: DFF<Bit>,
+    /// The period (or half period) ends on this clock: compared a clock
+    /// ahead, so the timer's compare is not on the path to its own reset.
+    tick: DFF<Bit>,
 }
 
 impl UartRx {
@@ -65,9 +69,10 @@ impl UartRx {
             shift: Default::default(),
             out_valid: Default::default(),
             out_error: Default::default(),
-            period: Constant::new(bits::<16>(period - 1)),
-            half_period: Constant::new(bits::<16>(period / 2 - 1)),
+            period_before: Constant::new(bits::<16>(period - 2)),
+            half_before: Constant::new(bits::<16>(period / 2 - 2)),
             half: Default::default(),
+            tick: Default::default(),
         }
     }
 }
@@ -75,8 +80,12 @@ impl UartRx {
 impl Logic for UartRx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, sync0, sync1, busy, timer, half, bit_index, shift, out_valid, out_error);
+        dff_setup!(self, clock, sync0, sync1, busy, timer, half, bit_index, shift, out_valid, out_error, tick);
         self.timer.d.next = self.timer.q.val() + 1;
+        self.tick.d.next = self.busy.q.val()
+            & !self.tick.q.val()
+            & ((self.half.q.val() & (self.timer.q.val() == self.half_before.val()))
+                | (!self.half.q.val() & (self.timer.q.val() == self.period_before.val())));
         self.sync0.d.next = self.rx.val();
         self.sync1.d.next = self.sync0.q.val();
         self.data.next = self.shift.q.val();
@@ -92,9 +101,7 @@ impl Logic for UartRx {
                 self.bit_index.d.next = 0.into();
             }
             self.timer.d.next = 0.into();
-        } else if (self.half.q.val() & (self.timer.q.val() == self.half_period.val()))
-            | (!self.half.q.val() & (self.timer.q.val() == self.period.val()))
-        {
+        } else if self.tick.q.val() {
             self.timer.d.next = 0.into();
             self.half.d.next = false;
             self.bit_index.d.next = self.bit_index.q.val() + 1;
@@ -115,6 +122,7 @@ impl Logic for UartRx {
             self.busy.d.next = false;
             self.out_valid.d.next = false;
             self.out_error.d.next = false;
+            self.tick.d.next = false;
         }
     }
 }
