@@ -100,6 +100,8 @@ pub struct Sha1Engine {
     block: DFF<Bits<7>>,
     idle: DFF<Bit>,
     at_round79: DFF<Bit>,
+    /// The round is 18, 38, 58, 77 or 78: `f_sel`/`k_pre` change on it.
+    k_step: DFF<Bit>,
     at_last_block: DFF<Bit>,
     fetch: DFF<Bit>,
     f_sel: DFF<Bits<2>>,
@@ -135,6 +137,8 @@ pub struct Sha1Engine {
     take_word: Signal<Local, Bit>,
     advance: Signal<Local, Bit>,
     go_idle: Signal<Local, Bit>,
+    round_lt14: Signal<Local, Bit>,
+    round_ge78: Signal<Local, Bit>,
 
     iv0: Constant<Bits<32>>,
     iv1: Constant<Bits<32>>,
@@ -192,6 +196,7 @@ impl Default for Sha1Engine {
             block: DFF::default(),
             idle: DFF::default(),
             at_round79: DFF::default(),
+            k_step: DFF::default(),
             at_last_block: DFF::default(),
             fetch: DFF::default(),
             f_sel: DFF::default(),
@@ -218,6 +223,8 @@ impl Default for Sha1Engine {
             take_word: Default::default(),
             advance: Default::default(),
             go_idle: Default::default(),
+            round_lt14: Default::default(),
+            round_ge78: Default::default(),
             iv0: c32(iv[0]),
             iv1: c32(iv[1]),
             iv2: c32(iv[2]),
@@ -263,6 +270,7 @@ impl Logic for Sha1Engine {
             block,
             idle,
             at_round79,
+            k_step,
             at_last_block,
             fetch,
             f_sel,
@@ -300,6 +308,10 @@ impl Logic for Sha1Engine {
             self.w_hold.d.next = self.word_in.val();
             self.w_hold_valid.d.next = true;
         }
+        // Round ranges from the bits (no comparator): 0..13, and 78..79.
+        self.round_lt14.next = (self.round.q.val().get_bits::<3>(4) == 0)
+            & !(self.round.q.val().get_bit(3) & self.round.q.val().get_bit(2) & self.round.q.val().get_bit(1));
+        self.round_ge78.next = (self.round.q.val() == 78) | self.at_round79.q.val();
         // A page always finishes, even when the next page's first word is late.
         self.advance.next = !self.hold_stall.val() & (self.take_word.val() | !self.fetch.q.val() | self.page_end.val());
         self.go_idle.next = self.page_end.val() & !self.take_word.val();
@@ -388,42 +400,53 @@ impl Logic for Sha1Engine {
                         self.block.d.next = self.block.q.val() + 1;
                     }
                     self.at_round79.d.next = false;
+                    self.k_step.d.next = false;
                     self.at_last_block.d.next = self.block.q.val() == 63;
                     self.fetch.d.next = self.block.q.val() != 63;
                 } else {
                     self.round.d.next = self.round.q.val() + 1;
                     self.at_round79.d.next = self.round.q.val() == 78;
+                    self.k_step.d.next = (self.round.q.val() == 17)
+                        | (self.round.q.val() == 37)
+                        | (self.round.q.val() == 57)
+                        | (self.round.q.val() == 76)
+                        | (self.round.q.val() == 77);
                     self.hold_point.d.next = (self.round.q.val() == 76) & (self.block.q.val() == 0);
                     if self.round.q.val() == 78 {
                         self.fetch.d.next = self.block.q.val() != 63;
-                    } else if self.round.q.val() < 14 {
+                    } else if self.round_lt14.val() {
                         self.fetch.d.next = !self.at_last_block.q.val();
                     } else {
                         self.fetch.d.next = false;
                     }
                 }
             }
-            // Round function selector and constant for round t+2.
-            if (self.round.q.val() < 18) | (self.round.q.val() >= 78) {
-                self.f_sel.d.next = 0.into();
-                self.k_pre.d.next = self.k0.val();
-            } else if self.round.q.val() < 38 {
-                self.f_sel.d.next = 1.into();
-                self.k_pre.d.next = self.k1.val();
-            } else if self.round.q.val() < 58 {
-                self.f_sel.d.next = 2.into();
-                self.k_pre.d.next = self.k2.val();
-            } else {
-                self.f_sel.d.next = 1.into();
-                self.k_pre.d.next = self.k3.val();
-            }
-            if self.round.q.val() == 77 {
-                // Round 79 adds H0, so its sum is already H0 + a.
-                self.k_pre.d.next = self.h0.q.val() + self.k3.val();
+            // Round function selector and constant for round t+2: they change
+            // only where a group of 20 rounds starts (equality tests on the
+            // round, no comparator on this path), and are held otherwise.
+            // `k_step` (registered: the round is one of those) keeps the
+            // equality tests off the registers' enables.
+            if self.k_step.q.val() {
+                if self.round.q.val() == 18 {
+                    self.f_sel.d.next = 1.into();
+                    self.k_pre.d.next = self.k1.val();
+                } else if self.round.q.val() == 38 {
+                    self.f_sel.d.next = 2.into();
+                    self.k_pre.d.next = self.k2.val();
+                } else if self.round.q.val() == 58 {
+                    self.f_sel.d.next = 1.into();
+                    self.k_pre.d.next = self.k3.val();
+                } else if self.round.q.val() == 77 {
+                    // Round 79 adds H0, so its sum is already H0 + a.
+                    self.k_pre.d.next = self.h0.q.val() + self.k3.val();
+                } else {
+                    self.f_sel.d.next = 0.into();
+                    self.k_pre.d.next = self.k0.val();
+                }
             }
             // Message word for round t+2: padding constants, or the schedule.
-            if ((self.round.q.val() >= 78) & (self.block.q.val() == 63))
-                | ((self.round.q.val() < 14) & self.at_last_block.q.val())
+            if (self.round_ge78.val() & (self.block.q.val() == 63))
+                | (self.round_lt14.val() & self.at_last_block.q.val())
             {
                 if self.round.q.val() == 78 {
                     self.w_sched.d.next = self.pad_first.val();
@@ -482,6 +505,7 @@ impl Logic for Sha1Engine {
             self.block.d.next = 64.into();
             self.idle.d.next = true;
             self.at_round79.d.next = true;
+            self.k_step.d.next = false;
             self.at_last_block.d.next = true;
             self.fetch.d.next = true;
             self.f_sel.d.next = 0.into();
