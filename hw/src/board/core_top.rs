@@ -1080,34 +1080,34 @@ impl<
                     | (self.core.mem_req_wdata.val().get_bits::<8>(0) & self.m_n.val());
             }
             17 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(72) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(72) & self.m_w.val();
             }
             18 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(64) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(64) & self.m_w.val();
             }
             19 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(56) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(56) & self.m_w.val();
             }
             20 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(48) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(48) & self.m_w.val();
             }
             21 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(40) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(40) & self.m_w.val();
             }
             22 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(32) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(32) & self.m_w.val();
             }
             23 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(24) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(24) & self.m_w.val();
             }
             24 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(16) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(16) & self.m_w.val();
             }
             25 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(8) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(8) & self.m_w.val();
             }
             26 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(0) & self.m_w.val());
+                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(0) & self.m_w.val();
             }
             _ => {}
         }
