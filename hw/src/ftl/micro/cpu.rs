@@ -166,6 +166,8 @@ pub struct MicroFtl {
     result: Signal<Local, Bits<WORD_BITS>>,
     writes: Signal<Local, Bit>,
     done: Signal<Local, Bit>,
+    /// The execute clock's last: the instruction completes.
+    retire: Signal<Local, Bit>,
     port: Signal<Local, Bits<WORD_BITS>>,
     field: Signal<Local, Bits<WORD_BITS>>,
     counter: Signal<Local, Bits<32>>,
@@ -290,6 +292,7 @@ impl Default for MicroFtl {
             result: Default::default(),
             writes: Default::default(),
             done: Default::default(),
+            retire: Default::default(),
             port: Default::default(),
             field: Default::default(),
             counter: Default::default(),
@@ -711,27 +714,6 @@ impl Logic for MicroFtl {
             }
             _ => {
                 if self.done.val() {
-                    self.x_setf.d.next = false;
-                    self.x_wsel.d.next = false;
-                    self.x_mrd.d.next = false;
-                    self.x_mwr.d.next = false;
-                    self.x_put.d.next = false;
-                    self.x_idx.d.next = false;
-                    self.x_rsp.d.next = false;
-                    self.x_mv.d.next = false;
-                    self.x_pulse.d.next = false;
-                    self.x_take.d.next = false;
-                    self.x_io.d.next = false;
-                    self.io_done.d.next = false;
-                    self.x_arith.d.next = false;
-                    self.x_slt.d.next = false;
-                    self.x_and.d.next = false;
-                    self.x_or.d.next = false;
-                    self.x_shift.d.next = false;
-                    self.x_li.d.next = false;
-                    self.x_jal.d.next = false;
-                    self.x_cnt.d.next = false;
-                    self.x_writes.d.next = false;
                     self.wb_en.d.next = self.writes.val();
                     self.pc.d.next = self.pc_next.val();
                     self.phase.d.next = 0.into();
@@ -739,18 +721,9 @@ impl Logic for MicroFtl {
             }
         }
 
-        self.rsp_tag.next = self.tag.q.val();
-        self.rsp_status.next = self.status.q.val();
-        self.rsp_value.next = self.value.q.val();
-        self.rsp_flags.next = self.flags.q.val();
-        self.mv_from.next = self.from.q.val();
-        self.mv_to.next = self.to.q.val();
-        self.idle.next = self.idle_r.q.val();
-
-        if self.reset.val() {
-            self.wb_en.d.next = false;
-            self.phase.d.next = 0.into();
-            self.step.d.next = false;
+        // The decoded flags end with their instruction, or on reset.
+        self.retire.next = (self.phase.q.val() == 4) & self.done.val();
+        if self.retire.val() | self.reset.val() {
             self.x_setf.d.next = false;
             self.x_wsel.d.next = false;
             self.x_mrd.d.next = false;
@@ -772,6 +745,20 @@ impl Logic for MicroFtl {
             self.x_jal.d.next = false;
             self.x_cnt.d.next = false;
             self.x_writes.d.next = false;
+        }
+
+        self.rsp_tag.next = self.tag.q.val();
+        self.rsp_status.next = self.status.q.val();
+        self.rsp_value.next = self.value.q.val();
+        self.rsp_flags.next = self.flags.q.val();
+        self.mv_from.next = self.from.q.val();
+        self.mv_to.next = self.to.q.val();
+        self.idle.next = self.idle_r.q.val();
+
+        if self.reset.val() {
+            self.wb_en.d.next = false;
+            self.phase.d.next = 0.into();
+            self.step.d.next = false;
             self.pc.d.next = 0.into();
             self.idle_r.d.next = false;
         }
