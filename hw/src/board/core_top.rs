@@ -153,8 +153,10 @@ pub struct CoreBoardTop<
     local_rsp_r: DFF<Bit>,
     /// Decoded a clock after what they decode is set, for the frame-end
     /// decision (the header is complete bytes before the frame ends): the
-    /// frame is a whole page command; its kind is `C`, `A`, `F`, `D`, `K`;
-    /// its tag is that of the last response; it answers the request.
+    /// frame is a whole page command; the next payload byte falls in the
+    /// 24-byte command (`rx_in_command`) or is the payload's last
+    /// (`rx_at_last`); its kind is `C`, `A`, `F`, `D`, `K`; its tag is that
+    /// of the last response; it answers the request.
     page_frame: DFF<Bit>,
     rx_in_command: DFF<Bit>,
     rx_at_last: DFF<Bit>,
@@ -233,7 +235,6 @@ pub struct CoreBoardTop<
     m_w: Signal<Local, Bits<8>>,
     m_n: Signal<Local, Bits<8>>,
     tx_accept: Signal<Local, Bit>,
-    tx_last: DFF<Bit>,
     lpa: Signal<Local, Bits<24>>,
     op: Signal<Local, Bits<8>>,
     answer_ok: Signal<Local, Bit>,
@@ -364,7 +365,6 @@ impl<
             tx_fresh: Default::default(),
             tx_at_crc_hi: Default::default(),
             tx_at_crc_lo: Default::default(),
-            tx_last: Default::default(),
             tx_is_e: Default::default(),
             tx_is_m: Default::default(),
             tx_is_n: Default::default(),
@@ -510,7 +510,6 @@ impl<
             tx_fresh,
             tx_at_crc_hi,
             tx_at_crc_lo,
-            tx_last,
             tx_is_e,
             tx_is_m,
             tx_is_n,
@@ -902,8 +901,8 @@ impl<
         // `tx_fresh` implies a frame under way (both clear on its last byte).
         self.uart_tx.valid.next = self.tx_fresh.q.val();
         self.tx_accept.next = self.uart_tx.valid.val() & self.uart_tx.ready.val();
-        // Registered: `tx_index` changed at least two clocks before the next accept.
-        self.tx_last.d.next = self.tx_index.q.val() == self.tx_crc_lo_at.q.val();
+        // Registered: `tx_index` changed at least two clocks before the next
+        // accept. The low CRC byte is the frame's last.
         self.tx_at_crc_hi.d.next = self.tx_index.q.val() == self.tx_crc_hi_at.q.val();
         self.tx_at_crc_lo.d.next = self.tx_index.q.val() == self.tx_crc_lo_at.q.val();
         self.tx_fresh_a.d.next = self.tx_busy.q.val();
@@ -954,7 +953,7 @@ impl<
             if (self.tx_index.q.val() != 0) & (self.tx_index.q.val() < self.tx_crc_hi_at.q.val()) {
                 self.tx_crc.d.next = self.tx_crc_next.val();
             }
-            if self.tx_last.q.val() {
+            if self.tx_at_crc_lo.q.val() {
                 self.tx_kind.d.next = 0.into();
                 self.tx_busy.d.next = false;
                 self.tx_is_req.d.next = false;
