@@ -111,8 +111,9 @@ pub struct MicroFtl {
     /// The execute clock of an instruction of these opcodes, decoded from
     /// `ir` on the clock before (phase 3) and cleared as it completes, so
     /// the handshakes, pulses and wide enables below start at a flip-flop:
-    /// `SETF`, `WSEL`, `MRD`, `MWR`, `PUT`, `IDX`, `RSP`, `MV`, `PULSE`, `TAKE`.
-    x_setf: DFF<Bit>,
+    /// `SETF` (one-hot by field: bit `n` for field `n`, none past 12),
+    /// `WSEL`, `MRD`, `MWR`, `PUT`, `IDX`, `RSP`, `MV`, `PULSE`, `TAKE`.
+    setf_field: DFF<Bits<13>>,
     x_wsel: DFF<Bit>,
     x_mrd: DFF<Bit>,
     x_mwr: DFF<Bit>,
@@ -245,7 +246,7 @@ impl Default for MicroFtl {
             wb_addr: Default::default(),
             wb_data: Default::default(),
             step: Default::default(),
-            x_setf: Default::default(),
+            setf_field: Default::default(),
             x_wsel: Default::default(),
             x_mrd: Default::default(),
             x_mwr: Default::default(),
@@ -316,10 +317,10 @@ impl Logic for MicroFtl {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, bw, wb_en, wb_addr, wb_data, step, x_setf, x_wsel, x_mrd, x_mwr, x_put, x_idx, x_rsp,
-            x_mv, x_pulse, x_take, x_io, io_done, x_arith, x_slt, x_and, x_or, x_shift, x_li, x_jal, x_cnt, x_writes,
-            io_val, pc, ir, a, read_word, write_word, status, value, flags, from, to, home, idle_r, op, tag, lpa,
-            idx_status, idx_entry
+            self, clock, phase, bw, wb_en, wb_addr, wb_data, step, setf_field, x_wsel, x_mrd, x_mwr, x_put, x_idx,
+            x_rsp, x_mv, x_pulse, x_take, x_io, io_done, x_arith, x_slt, x_and, x_or, x_shift, x_li, x_jal, x_cnt,
+            x_writes, io_val, pc, ir, a, read_word, write_word, status, value, flags, from, to, home, idle_r, op, tag,
+            lpa, idx_status, idx_entry
         );
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
@@ -520,62 +521,59 @@ impl Logic for MicroFtl {
                 _ => {}
             }
         }
-        if self.x_setf.q.val() {
-            match self.imm.val().get_bits::<4>(0).index() {
-                0 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ff00_0000_u64))
-                        | bit_cast::<64, WORD_BITS>(self.a.q.val())
-                }
-                1 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_feff_ffff_u64))
-                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 24)
-                }
-                2 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x000f_ffff_ffff_ffff_u64))
-                        | (bit_cast::<64, 12>(self.a.q.val().get_bits::<12>(0)) << 52)
-                }
-                3 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xfff0_0fff_ffff_ffff_u64))
-                        | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 44)
-                }
-                4 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_feff_ffff_ffff_u64))
-                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 40)
-                }
-                5 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_00ff_ffff_u64))
-                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 24)
-                }
-                6 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_fdff_ffff_ffff_u64))
-                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 41)
-                }
-                7 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_ffff_ffff_u64))
-                        | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 32)
-                }
-                8 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_fffe_ffff_u64))
-                        | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 16)
-                }
-                9 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ffff_0000_u64))
-                        | bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0))
-                }
-                10 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x0000_ffff_ffff_ffff_u64))
-                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 48)
-                }
-                11 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_0000_ffff_ffff_u64))
-                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 32)
-                }
-                12 => {
-                    self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_0000_ffff_u64))
-                        | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 16)
-                }
-                _ => {}
-            }
+        // SETF: the field was decoded one-hot at phase 3 (`setf_field`), so
+        // the write word's enables start at a flip-flop.
+        if self.setf_field.q.val().get_bit(0) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ff00_0000_u64))
+                | bit_cast::<64, WORD_BITS>(self.a.q.val());
+        }
+        if self.setf_field.q.val().get_bit(1) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_feff_ffff_u64))
+                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 24);
+        }
+        if self.setf_field.q.val().get_bit(2) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x000f_ffff_ffff_ffff_u64))
+                | (bit_cast::<64, 12>(self.a.q.val().get_bits::<12>(0)) << 52);
+        }
+        if self.setf_field.q.val().get_bit(3) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xfff0_0fff_ffff_ffff_u64))
+                | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 44);
+        }
+        if self.setf_field.q.val().get_bit(4) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_feff_ffff_ffff_u64))
+                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 40);
+        }
+        if self.setf_field.q.val().get_bit(5) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_00ff_ffff_u64))
+                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 24);
+        }
+        if self.setf_field.q.val().get_bit(6) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_fdff_ffff_ffff_u64))
+                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 41);
+        }
+        if self.setf_field.q.val().get_bit(7) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_ffff_ffff_u64))
+                | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 32);
+        }
+        if self.setf_field.q.val().get_bit(8) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_fffe_ffff_u64))
+                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 16);
+        }
+        if self.setf_field.q.val().get_bit(9) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ffff_0000_u64))
+                | bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0));
+        }
+        if self.setf_field.q.val().get_bit(10) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x0000_ffff_ffff_ffff_u64))
+                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 48);
+        }
+        if self.setf_field.q.val().get_bit(11) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_0000_ffff_ffff_u64))
+                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 32);
+        }
+        if self.setf_field.q.val().get_bit(12) {
+            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_0000_ffff_u64))
+                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 16);
         }
         if self.x_wsel.q.val() {
             if self.imm.val().get_bit(0) {
@@ -695,7 +693,10 @@ impl Logic for MicroFtl {
                     | (self.opc.val() == 13)
                     | (self.opc.val() == 14)
                     | ((self.opc.val() == 20) & !(self.imm.val().get_bit(5) & !self.imm.val().get_bit(4)));
-                self.x_setf.d.next = self.opc.val() == 15;
+                self.setf_field.d.next = 0.into();
+                if self.opc.val() == 15 {
+                    self.setf_field.d.next = bits::<13>(1) << bit_cast::<13, 4>(self.imm.val().get_bits::<4>(0));
+                }
                 self.x_wsel.d.next = self.opc.val() == 16;
                 self.x_mrd.d.next = self.opc.val() == 17;
                 self.x_mwr.d.next = self.opc.val() == 18;
@@ -724,7 +725,7 @@ impl Logic for MicroFtl {
         // The decoded flags end with their instruction, or on reset.
         self.retire.next = (self.phase.q.val() == 4) & self.done.val();
         if self.retire.val() | self.reset.val() {
-            self.x_setf.d.next = false;
+            self.setf_field.d.next = 0.into();
             self.x_wsel.d.next = false;
             self.x_mrd.d.next = false;
             self.x_mwr.d.next = false;
