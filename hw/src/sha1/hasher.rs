@@ -53,6 +53,9 @@ pub struct Sha1Hasher<const L: usize, const NB: usize, const FB: usize, const FB
     write_lane: DFF<Bits<8>>,
     word_count: DFF<Bits<10>>,
     read_lane: DFF<Bits<8>>,
+    /// `read_lane` one-hot (bit `i` for lane `i`), so a lane's digest
+    /// handshake starts at a flip-flop, not at a comparator.
+    read_sel: DFF<Bits<64>>,
     flushing: DFF<Bit>,
     // Registered reset of the engines: `reset` or a flush in progress.
     engine_reset: DFF<Bit>,
@@ -81,6 +84,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Defaul
             write_lane: Default::default(),
             word_count: Default::default(),
             read_lane: Default::default(),
+            read_sel: Default::default(),
             flushing: Default::default(),
             engine_reset: Default::default(),
             flush_count: Default::default(),
@@ -94,7 +98,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Defaul
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L, NB, FB, FBP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, write_lane, word_count, read_lane, flushing, engine_reset, flush_count);
+        dff_setup!(self, clock, write_lane, word_count, read_lane, read_sel, flushing, engine_reset, flush_count);
         self.engine_reset.d.next = self.reset.val() | self.flushing.q.val();
         self.word_ready.next = false;
         self.digest.next = 0.into();
@@ -110,7 +114,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             }
             // Lane output, collected round-robin.
             self.engines[i].digest_ready.next = false;
-            if self.read_lane.q.val().index() == i {
+            if self.read_sel.q.val().get_bit(i) {
                 self.digest.next = self.engines[i].digest.val();
                 self.digest_valid.next = self.engines[i].digest_valid.val();
                 self.engines[i].digest_ready.next = self.digest_ready.val();
@@ -143,8 +147,10 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
         if self.digest_valid.val() & self.digest_ready.val() {
             if self.read_lane.q.val() == self.last_lane.val() {
                 self.read_lane.d.next = 0.into();
+                self.read_sel.d.next = 1.into();
             } else {
                 self.read_lane.d.next = self.read_lane.q.val() + 1;
+                self.read_sel.d.next = self.read_sel.q.val() << 1;
             }
         }
         if self.flushing.q.val() {
@@ -159,6 +165,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.write_lane.d.next = 0.into();
             self.word_count.d.next = 0.into();
             self.read_lane.d.next = 0.into();
+            self.read_sel.d.next = 1.into();
         }
     }
 }
