@@ -27,9 +27,13 @@
 //! The round's critical path is kept short for the iCE40 at 100 MHz:
 //! - `f` of the next round and `e + K + W` of the next round are registered one
 //!   round early (`f_pre`, `ekw_pre`), so a round is `rotl5(a) + f_pre + ekw_pre`;
-//! - the message schedule runs one round ahead too (`w_sched`);
+//! - the message schedule runs one round ahead too (`w_sched`), with its
+//!   round's `K` already added (`kw_sched`); a fetched word's round always has
+//!   `K0`. So `e + K + W` is `d_reg` plus one operand chosen in the carry-save
+//!   stage's LUT (`e` itself is always `d_reg`: it holds the next block's `e`
+//!   on round 79);
 //! - the block-end additions `H += (a..e)` are folded into the pipeline:
-//!   `H0` enters through `k_pre` at round 77 (so round 79's sum already includes
+//!   `H0` enters through `d_reg` at round 77 (so round 79's sum already includes
 //!   it), `H2..H4` sums are precomputed in round 78 (`pc`, `pd`, `pe`), and only
 //!   `H1 + a` is added in round 79, feeding a two-level mux. The first round of
 //!   the next block therefore starts on the next clock;
@@ -90,8 +94,12 @@ pub struct Sha1Engine {
     // Values registered one round ahead (see the module comment).
     f_pre: DFF<Bits<32>>,
     ekw_pre: DFF<Bits<32>>,
-    k_pre: DFF<Bits<32>>,
+    /// `K` of round t+2, on round t.
+    k_ahead: DFF<Bits<32>>,
     w_sched: DFF<Bits<32>>,
+    /// `w_sched + K` of its round: the `K + W` of a round whose word comes
+    /// from the schedule (a fetched word's round always has `K0`).
+    kw_sched: DFF<Bits<32>>,
     pc: DFF<Bits<32>>,
     pd: DFF<Bits<32>>,
     pe: DFF<Bits<32>>,
@@ -100,8 +108,14 @@ pub struct Sha1Engine {
     block: DFF<Bits<7>>,
     idle: DFF<Bit>,
     at_round79: DFF<Bit>,
-    /// The round is 18, 38, 58, 77 or 78: `f_sel`/`k_pre` change on it.
+    /// The round is 18, 38, 58 or 78: `f_sel` changes on it.
     k_step: DFF<Bit>,
+    /// The round is 17, 37, 57 or 77: `k_ahead` changes on it.
+    k_ahead_step: DFF<Bit>,
+    /// The round is 77, or 78: `d_reg` takes `H0` folded in (77), or the
+    /// next block's `e` (78).
+    at_round77: DFF<Bit>,
+    at_round78: DFF<Bit>,
     at_last_block: DFF<Bit>,
     fetch: DFF<Bit>,
     f_sel: DFF<Bits<2>>,
@@ -131,7 +145,10 @@ pub struct Sha1Engine {
     f_next: Signal<Local, Bits<32>>,
     ch_next_block: Signal<Local, Bits<32>>,
     schedule_xor: Signal<Local, Bits<32>>,
-    e_next: Signal<Local, Bits<32>>,
+    w_op: Signal<Local, Bits<32>>,
+    k_fetch: Signal<Local, Bits<32>>,
+    sched_word: Signal<Local, Bits<32>>,
+    e_block_end: Signal<Local, Bits<32>>,
     page_end: Signal<Local, Bit>,
     hold_stall: Signal<Local, Bit>,
     take_word: Signal<Local, Bit>,
@@ -157,6 +174,8 @@ pub struct Sha1Engine {
     e0_iv: Constant<Bits<32>>,
     pad_first: Constant<Bits<32>>,
     pad_last: Constant<Bits<32>>,
+    pad_first_k0: Constant<Bits<32>>,
+    pad_last_k0: Constant<Bits<32>>,
 }
 
 impl Default for Sha1Engine {
@@ -187,8 +206,9 @@ impl Default for Sha1Engine {
             window: DFF::default(),
             f_pre: DFF::default(),
             ekw_pre: DFF::default(),
-            k_pre: DFF::default(),
+            k_ahead: DFF::default(),
             w_sched: DFF::default(),
+            kw_sched: DFF::default(),
             pc: DFF::default(),
             pd: DFF::default(),
             pe: DFF::default(),
@@ -197,6 +217,9 @@ impl Default for Sha1Engine {
             idle: DFF::default(),
             at_round79: DFF::default(),
             k_step: DFF::default(),
+            k_ahead_step: DFF::default(),
+            at_round77: DFF::default(),
+            at_round78: DFF::default(),
             at_last_block: DFF::default(),
             fetch: DFF::default(),
             f_sel: DFF::default(),
@@ -217,7 +240,10 @@ impl Default for Sha1Engine {
             f_next: Default::default(),
             ch_next_block: Default::default(),
             schedule_xor: Default::default(),
-            e_next: Default::default(),
+            w_op: Default::default(),
+            k_fetch: Default::default(),
+            sched_word: Default::default(),
+            e_block_end: Default::default(),
             page_end: Default::default(),
             hold_stall: Default::default(),
             take_word: Default::default(),
@@ -239,6 +265,8 @@ impl Default for Sha1Engine {
             e0_iv: c32(iv[4].wrapping_add(iv[0].rotate_left(5))),
             pad_first: c32(0x8000_0000),
             pad_last: c32((PAGE_BYTES as u32) * 8),
+            pad_first_k0: c32(0x8000_0000u32.wrapping_add(SHA1_K[0])),
+            pad_last_k0: c32(((PAGE_BYTES as u32) * 8).wrapping_add(SHA1_K[0])),
         }
     }
 }
@@ -261,8 +289,9 @@ impl Logic for Sha1Engine {
             window,
             f_pre,
             ekw_pre,
-            k_pre,
+            k_ahead,
             w_sched,
+            kw_sched,
             pc,
             pd,
             pe,
@@ -271,6 +300,9 @@ impl Logic for Sha1Engine {
             idle,
             at_round79,
             k_step,
+            k_ahead_step,
+            at_round77,
+            at_round78,
             at_last_block,
             fetch,
             f_sel,
@@ -372,15 +404,23 @@ impl Logic for Sha1Engine {
             ^ self.window.q.val().get_bits::<32>(32);
         // f of round 0 of the next block: Ch(H1 + a, pc, pd).
         self.ch_next_block.next = (self.h1_plus_a.val() & self.pc.q.val()) | (!self.h1_plus_a.val() & self.pd.q.val());
-        // e of the next round (for e + K + W).
-        if self.at_round79.q.val() {
-            if self.at_last_block.q.val() {
-                self.e_next.next = self.e0_iv.val();
-            } else {
-                self.e_next.next = self.pe.q.val();
-            }
+        // `e + K + W` of the next round, from flip-flops through one LUT into
+        // the adder: `e` is `d_reg` (which holds the next block's `e` on
+        // round 79); `K + W` is `kw_sched`, or the fetched word plus `K0`.
+        if self.fetch.q.val() {
+            self.w_op.next = self.w_hold.q.val();
+            self.k_fetch.next = self.k0.val();
         } else {
-            self.e_next.next = self.d_reg.q.val();
+            self.w_op.next = self.kw_sched.q.val();
+            self.k_fetch.next = 0.into();
+        }
+        self.sched_word.next = (self.schedule_xor.val() << 1) | (self.schedule_xor.val() >> 31);
+        // Round 77: `e` with `H0` folded in, so round 79's sum is `H0 + a`.
+        // Round 78: the next block's `e`, `H4 + c` (also `pe`).
+        if self.at_round77.q.val() {
+            self.e_block_end.next = self.h0.q.val() + self.c_reg.q.val();
+        } else {
+            self.e_block_end.next = self.h4.q.val() + self.c_reg.q.val();
         }
 
         if self.advance.val() {
@@ -401,15 +441,23 @@ impl Logic for Sha1Engine {
                     }
                     self.at_round79.d.next = false;
                     self.k_step.d.next = false;
+                    self.k_ahead_step.d.next = false;
+                    self.at_round77.d.next = false;
+                    self.at_round78.d.next = false;
                     self.at_last_block.d.next = self.block.q.val() == 63;
                     self.fetch.d.next = self.block.q.val() != 63;
                 } else {
                     self.round.d.next = self.round.q.val() + 1;
                     self.at_round79.d.next = self.round.q.val() == 78;
+                    self.at_round78.d.next = self.round.q.val() == 77;
+                    self.at_round77.d.next = self.round.q.val() == 76;
+                    self.k_ahead_step.d.next = (self.round.q.val() == 16)
+                        | (self.round.q.val() == 36)
+                        | (self.round.q.val() == 56)
+                        | (self.round.q.val() == 76);
                     self.k_step.d.next = (self.round.q.val() == 17)
                         | (self.round.q.val() == 37)
                         | (self.round.q.val() == 57)
-                        | (self.round.q.val() == 76)
                         | (self.round.q.val() == 77);
                     self.hold_point.d.next = (self.round.q.val() == 76) & (self.block.q.val() == 0);
                     if self.round.q.val() == 78 {
@@ -421,48 +469,57 @@ impl Logic for Sha1Engine {
                     }
                 }
             }
-            // Round function selector and constant for round t+2: they change
-            // only where a group of 20 rounds starts (equality tests on the
-            // round, no comparator on this path), and are held otherwise.
-            // `k_step` (registered: the round is one of those) keeps the
-            // equality tests off the registers' enables.
+            // Round function selector of round t+2 and `K` of round t+3:
+            // they change only where a group of 20 rounds starts (equality
+            // tests on the round, no comparator on this path), and are held
+            // otherwise. `k_step` and `k_ahead_step` (registered: the round is
+            // one of those) keep the equality tests off the enables.
             if self.k_step.q.val() {
                 if self.round.q.val() == 18 {
                     self.f_sel.d.next = 1.into();
-                    self.k_pre.d.next = self.k1.val();
                 } else if self.round.q.val() == 38 {
                     self.f_sel.d.next = 2.into();
-                    self.k_pre.d.next = self.k2.val();
                 } else if self.round.q.val() == 58 {
                     self.f_sel.d.next = 1.into();
-                    self.k_pre.d.next = self.k3.val();
-                } else if self.round.q.val() == 77 {
-                    // Round 79 adds H0, so its sum is already H0 + a.
-                    self.k_pre.d.next = self.h0.q.val() + self.k3.val();
-                } else {
+                } else if self.round.q.val() == 78 {
                     self.f_sel.d.next = 0.into();
-                    self.k_pre.d.next = self.k0.val();
                 }
             }
-            // Message word for round t+2: padding constants, or the schedule.
+            if self.k_ahead_step.q.val() {
+                if self.round.q.val() == 17 {
+                    self.k_ahead.d.next = self.k1.val();
+                } else if self.round.q.val() == 37 {
+                    self.k_ahead.d.next = self.k2.val();
+                } else if self.round.q.val() == 57 {
+                    self.k_ahead.d.next = self.k3.val();
+                } else {
+                    self.k_ahead.d.next = self.k0.val();
+                }
+            }
+            // Message word for round t+2, and with its `K`: padding
+            // constants (all in rounds of `K0`), or the schedule.
             if (self.round_ge78.val() & (self.block.q.val() == 63))
                 | (self.round_lt14.val() & self.at_last_block.q.val())
             {
                 if self.round.q.val() == 78 {
                     self.w_sched.d.next = self.pad_first.val();
+                    self.kw_sched.d.next = self.pad_first_k0.val();
                 } else if self.round.q.val() == 13 {
                     self.w_sched.d.next = self.pad_last.val();
+                    self.kw_sched.d.next = self.pad_last_k0.val();
                 } else {
                     self.w_sched.d.next = 0.into();
+                    self.kw_sched.d.next = self.k0.val();
                 }
             } else {
-                self.w_sched.d.next = (self.schedule_xor.val() << 1) | (self.schedule_xor.val() >> 31);
+                self.w_sched.d.next = self.sched_word.val();
+                self.kw_sched.d.next = self.sched_word.val() + self.k_ahead.q.val();
             }
             self.window.d.next = (self.window.q.val() >> 32) | (bit_cast::<512, 32>(self.w_next.val()) << 480);
 
             // Working variables; at a block end, the next block's start.
             self.a_reg.d.next = self.round_sum.val();
-            self.ekw_pre.d.next = self.e_next.val() + self.k_pre.q.val() + self.w_next.val();
+            self.ekw_pre.d.next = self.d_reg.q.val() + self.w_op.val() + self.k_fetch.val();
             self.pc.d.next = self.h2.q.val() + ((self.a_reg.q.val() << 30) | (self.a_reg.q.val() >> 2));
             self.pd.d.next = self.h3.q.val() + self.b_rotl30.val();
             self.pe.d.next = self.h4.q.val() + self.c_reg.q.val();
@@ -470,7 +527,12 @@ impl Logic for Sha1Engine {
                 if self.at_last_block.q.val() {
                     self.b_reg.d.next = self.iv1.val();
                     self.c_reg.d.next = self.iv2.val();
-                    self.d_reg.d.next = self.iv3.val();
+                    // Going idle, `d_reg` waits as the next page's first `e`.
+                    if self.go_idle.val() {
+                        self.d_reg.d.next = self.e0_iv.val();
+                    } else {
+                        self.d_reg.d.next = self.iv3.val();
+                    }
                     self.f_pre.d.next = self.f0_iv.val();
                 } else {
                     self.b_reg.d.next = self.h1_plus_a.val();
@@ -496,7 +558,17 @@ impl Logic for Sha1Engine {
                     self.f_pre.d.next = self.f_next.val();
                 }
                 self.c_reg.d.next = self.b_rotl30.val();
-                self.d_reg.d.next = self.c_reg.q.val();
+                if self.at_round77.q.val() {
+                    self.d_reg.d.next = self.e_block_end.val();
+                } else if self.at_round78.q.val() {
+                    if self.at_last_block.q.val() {
+                        self.d_reg.d.next = self.e0_iv.val();
+                    } else {
+                        self.d_reg.d.next = self.e_block_end.val();
+                    }
+                } else {
+                    self.d_reg.d.next = self.c_reg.q.val();
+                }
             }
         }
 
@@ -506,10 +578,15 @@ impl Logic for Sha1Engine {
             self.idle.d.next = true;
             self.at_round79.d.next = true;
             self.k_step.d.next = false;
+            self.k_ahead_step.d.next = false;
+            self.at_round77.d.next = false;
+            self.at_round78.d.next = false;
             self.at_last_block.d.next = true;
             self.fetch.d.next = true;
             self.f_sel.d.next = 0.into();
-            self.k_pre.d.next = self.k0.val();
+            self.k_ahead.d.next = self.k0.val();
+            // Idle: the first `e` of a page waits in `d_reg`.
+            self.d_reg.d.next = self.e0_iv.val();
             self.page_start.d.next = false;
             self.hold_point.d.next = false;
             self.h0_load.d.next = false;
