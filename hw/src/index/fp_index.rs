@@ -27,7 +27,7 @@
 //!
 //! `stat_*` count the responses that have left: commands, Bloom negatives,
 //! false positives, rebuilds that cleared stale bits, signature misses, and
-//! entries in use.
+//! entries in use (one clock after a response leaves, they count it).
 use super::fsm::LookupFsm;
 use super::{
     CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, MEM_TAG_BITS, REFCOUNT_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS,
@@ -94,6 +94,13 @@ pub struct FpIndex<const M: usize> {
     rebuilds: DFF<Bits<STAT_BITS>>,
     signature_misses: DFF<Bits<STAT_BITS>>,
     entries_used: DFF<Bits<STAT_BITS>>,
+    /// A response was taken on the last clock, and what it counts in the
+    /// statistics (its flags; new entry; freed entry): the counters follow a
+    /// clock after the handshake, off its path.
+    stat_taken: DFF<Bit>,
+    stat_flags: DFF<Bits<4>>,
+    stat_new: DFF<Bit>,
+    stat_freed: DFF<Bit>,
 
     fsm_mask: Signal<Local, Bits<4>>,
     positions: [Signal<Local, Bits<6>>; M],
@@ -170,6 +177,10 @@ impl<const M: usize> FpIndex<M> {
             rebuilds: Default::default(),
             signature_misses: Default::default(),
             entries_used: Default::default(),
+            stat_taken: Default::default(),
+            stat_flags: Default::default(),
+            stat_new: Default::default(),
+            stat_freed: Default::default(),
             fsm_mask: Default::default(),
             positions: core::array::from_fn(|_| Default::default()),
             free_any: Default::default(),
@@ -203,7 +214,11 @@ impl<const M: usize> Logic for FpIndex<M> {
             false_positives,
             rebuilds,
             signature_misses,
-            entries_used
+            entries_used,
+            stat_taken,
+            stat_flags,
+            stat_new,
+            stat_freed
         );
         self.fsm_mask.next = ((self.one4.val() << self.fsm_limit_log2.val()) - 1) & self.max_mask.val();
         self.stat_commands.next = self.commands.q.val();
@@ -278,23 +293,29 @@ impl<const M: usize> Logic for FpIndex<M> {
         self.taken.next = self.rsp_valid.val() & self.rsp_ready.val();
         if self.taken.val() {
             self.collect_seq.d.next = self.collect_seq.q.val() + 1;
+        }
+        self.stat_taken.d.next = self.taken.val();
+        self.stat_flags.d.next = self.rsp_flags.val();
+        self.stat_new.d.next = self.rsp_status.val() == 0;
+        self.stat_freed.d.next = self.rsp_status.val() == 5;
+        if self.stat_taken.q.val() {
             self.commands.d.next = self.commands.q.val() + 1;
-            if self.rsp_flags.val().get_bit(0) {
+            if self.stat_flags.q.val().get_bit(0) {
                 self.bloom_negatives.d.next = self.bloom_negatives.q.val() + 1;
             }
-            if self.rsp_flags.val().get_bit(1) {
+            if self.stat_flags.q.val().get_bit(1) {
                 self.false_positives.d.next = self.false_positives.q.val() + 1;
             }
-            if self.rsp_flags.val().get_bit(2) {
+            if self.stat_flags.q.val().get_bit(2) {
                 self.rebuilds.d.next = self.rebuilds.q.val() + 1;
             }
-            if self.rsp_flags.val().get_bit(3) {
+            if self.stat_flags.q.val().get_bit(3) {
                 self.signature_misses.d.next = self.signature_misses.q.val() + 1;
             }
-            if self.rsp_status.val() == 0 {
+            if self.stat_new.q.val() {
                 self.entries_used.d.next = self.entries_used.q.val() + 1;
             }
-            if self.rsp_status.val() == 5 {
+            if self.stat_freed.q.val() {
                 self.entries_used.d.next = self.entries_used.q.val() - 1;
             }
         }
@@ -366,6 +387,7 @@ impl<const M: usize> Logic for FpIndex<M> {
             self.rebuilds.d.next = 0.into();
             self.signature_misses.d.next = 0.into();
             self.entries_used.d.next = 0.into();
+            self.stat_taken.d.next = false;
         }
     }
 }
