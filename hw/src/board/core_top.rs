@@ -148,6 +148,9 @@ pub struct CoreBoardTop<
     c_malformed: DFF<Bit>,
     /// The received command is `STATS` of an index counter (answered here).
     c_index_stats: DFF<Bit>,
+    /// The LPA field's bits 23..5 are all zero (a clock ahead of
+    /// `c_index_stats`, which needs bits 4..0 in 12..17 as well).
+    lpa_hi_zero: DFF<Bit>,
     rsp_pending: DFF<Bit>,
     /// `local_rsp`, a clock later.
     local_rsp_r: DFF<Bit>,
@@ -322,6 +325,7 @@ impl<
             r_ever: Default::default(),
             c_malformed: Default::default(),
             c_index_stats: Default::default(),
+            lpa_hi_zero: Default::default(),
             rsp_pending: Default::default(),
             local_rsp_r: Default::default(),
             page_frame: Default::default(),
@@ -467,6 +471,7 @@ impl<
             r_ever,
             c_malformed,
             c_index_stats,
+            lpa_hi_zero,
             rsp_pending,
             local_rsp_r,
             page_frame,
@@ -766,14 +771,18 @@ impl<
             }
         }
 
-        // What a command frame asks for, decided from its payload (registered:
-        // the payload is complete two bytes before the frame ends).
+        // What a command frame asks for, decided from its payload (registered,
+        // in two steps: the payload is complete two bytes before the frame
+        // ends). Opcodes 1..7 from bits (no comparator); `STATS` 12..17 from
+        // the LPA field's zero top and its low five bits.
         self.c_malformed.d.next = !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.q.val())
-            | ((self.op.val().get_bits::<7>(0) != 0)
-                & (self.op.val().get_bits::<7>(0) < 8)
+            | ((self.op.val().get_bits::<4>(3) == 0)
+                & (self.op.val().get_bits::<3>(0) != 0)
                 & !self.page_frame.q.val()));
-        self.c_index_stats.d.next =
-            (self.op.val().get_bits::<7>(0) == 5) & (self.lpa.val() >= 12) & (self.lpa.val() < 18);
+        self.lpa_hi_zero.d.next = self.lpa.val().get_bits::<19>(5) == 0;
+        self.c_index_stats.d.next = (self.op.val().get_bits::<7>(0) == 5)
+            & self.lpa_hi_zero.q.val()
+            & ((self.lpa.val().get_bits::<3>(2) == 3) | (self.lpa.val().get_bits::<4>(1) == 8));
 
         // A whole frame: act on it (the clock after its last byte).
         self.answer_ok.next = self.tag_answers.q.val() & !self.tx_is_req.q.val();
