@@ -203,10 +203,20 @@ pub struct CoreBoardTop<
     tx_crc: DFF<Bits<16>>,
     tx_data: DFF<Bits<8>>,
     /// The byte on offer moves through two stages after `tx_index` changes
-    /// (`tx_pre`: the payload byte; `tx_data`: with the CRC put in), so
-    /// the UART is offered it two clocks later (`tx_fresh_a`, `tx_fresh`).
+    /// (`tx_b_*`: each kind's byte at the index; `tx_pre`: the frame's
+    /// byte; `tx_data`: with the CRC put in), so the UART is offered it
+    /// three clocks later (`tx_fresh_a`, `tx_fresh_b`, `tx_fresh`).
+    tx_b_hdr: DFF<Bits<8>>,
+    tx_b_r: DFF<Bits<8>>,
+    tx_b_v: DFF<Bits<8>>,
+    tx_b_qw: DFF<Bits<8>>,
+    tx_b_w: DFF<Bits<8>>,
+    tx_b_mn: DFF<Bits<8>>,
+    tx_b_n: DFF<Bits<8>>,
+    tx_b_e: DFF<Bits<8>>,
     tx_pre: DFF<Bits<8>>,
     tx_fresh_a: DFF<Bit>,
+    tx_fresh_b: DFF<Bit>,
     tx_fresh: DFF<Bit>,
     tx_at_crc_hi: DFF<Bit>,
     tx_at_crc_lo: DFF<Bit>,
@@ -227,7 +237,6 @@ pub struct CoreBoardTop<
     rx_byte: Signal<Local, Bits<8>>,
     rx_crc_next: Signal<Local, Bits<16>>,
     tx_crc_next: Signal<Local, Bits<16>>,
-    tx_byte: Signal<Local, Bits<8>>,
     /// All ones when the frame on its way out is of that kind (`q|w`, `m|n`:
     /// either), for the byte multiplexer.
     m_r: Signal<Local, Bits<8>>,
@@ -364,8 +373,17 @@ impl<
             tx_index: Default::default(),
             tx_crc: Default::default(),
             tx_data: Default::default(),
+            tx_b_hdr: Default::default(),
+            tx_b_r: Default::default(),
+            tx_b_v: Default::default(),
+            tx_b_qw: Default::default(),
+            tx_b_w: Default::default(),
+            tx_b_mn: Default::default(),
+            tx_b_n: Default::default(),
+            tx_b_e: Default::default(),
             tx_pre: Default::default(),
             tx_fresh_a: Default::default(),
+            tx_fresh_b: Default::default(),
             tx_fresh: Default::default(),
             tx_at_crc_hi: Default::default(),
             tx_at_crc_lo: Default::default(),
@@ -386,7 +404,6 @@ impl<
             rx_byte: Default::default(),
             rx_crc_next: Default::default(),
             tx_crc_next: Default::default(),
-            tx_byte: Default::default(),
             m_r: Default::default(),
             m_v: Default::default(),
             m_qw: Default::default(),
@@ -510,8 +527,17 @@ impl<
             tx_index,
             tx_crc,
             tx_data,
+            tx_b_hdr,
+            tx_b_r,
+            tx_b_v,
+            tx_b_qw,
+            tx_b_w,
+            tx_b_mn,
+            tx_b_n,
+            tx_b_e,
             tx_pre,
             tx_fresh_a,
+            tx_fresh_b,
             tx_fresh,
             tx_at_crc_hi,
             tx_at_crc_lo,
@@ -918,7 +944,8 @@ impl<
         // A request may go out: registered, with the live `complete` and
         // `rx_done` (an answer being taken) checked as it starts.
         self.req_go.d.next = self.req_due.q.val() & (self.req_kind.q.val() != 0) & !self.complete.q.val();
-        self.tx_fresh.d.next = self.tx_fresh_a.q.val();
+        self.tx_fresh_b.d.next = self.tx_fresh_a.q.val();
+        self.tx_fresh.d.next = self.tx_fresh_b.q.val();
         if !self.tx_busy.q.val() {
             self.tx_index.d.next = 0.into();
             self.tx_crc.d.next = 0xffff.into();
@@ -958,6 +985,7 @@ impl<
         } else if self.tx_accept.val() {
             self.tx_index.d.next = self.tx_index.q.val() + 1;
             self.tx_fresh_a.d.next = false;
+            self.tx_fresh_b.d.next = false;
             self.tx_fresh.d.next = false;
             if (self.tx_index.q.val() != 0) & (self.tx_index.q.val() < self.tx_crc_hi_at.q.val()) {
                 self.tx_crc.d.next = self.tx_crc_next.val();
@@ -987,8 +1015,95 @@ impl<
         self.tx_is_w.d.next = self.tx_kind.q.val() == 0x57;
         self.tx_crc_hi_at.d.next = self.tx_len.q.val() + 5;
         self.tx_crc_lo_at.d.next = self.tx_len.q.val() + 6;
-        // The byte at `tx_index`: each kind's byte masked by its (one-hot)
-        // kind flag and ORed, a flat AND-OR rather than a priority chain.
+        // The byte at `tx_index`, in two registered steps: each kind's byte
+        // at the index (`tx_b_*`: a multiplexer on the index alone), then
+        // those masked by the frame's (one-hot) kind and ORed, a flat AND-OR.
+        self.tx_b_hdr.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            0 => self.tx_b_hdr.d.next = 0xa5.into(),
+            1 => self.tx_b_hdr.d.next = self.tx_kind.q.val(),
+            2 => self.tx_b_hdr.d.next = self.tx_tag.q.val(),
+            4 => self.tx_b_hdr.d.next = bit_cast::<8, 5>(self.tx_len.q.val()),
+            _ => {}
+        }
+        self.tx_b_r.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            5 => self.tx_b_r.d.next = bit_cast::<8, 4>(self.r_status.q.val()),
+            6 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(24),
+            7 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(16),
+            8 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(8),
+            9 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(0),
+            10 => self.tx_b_r.d.next = bit_cast::<8, 3>(self.r_flags.q.val()),
+            11 => self.tx_b_r.d.next = self.r_clean.q.val().get_bits::<8>(8),
+            12 => self.tx_b_r.d.next = self.r_clean.q.val().get_bits::<8>(0),
+            _ => {}
+        }
+        self.tx_b_v.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            5 => self.tx_b_v.d.next = self.core.mv_from.val().get_bits::<8>(16),
+            6 => self.tx_b_v.d.next = self.core.mv_from.val().get_bits::<8>(8),
+            7 => self.tx_b_v.d.next = self.core.mv_from.val().get_bits::<8>(0),
+            8 => self.tx_b_v.d.next = self.core.mv_to.val().get_bits::<8>(16),
+            9 => self.tx_b_v.d.next = self.core.mv_to.val().get_bits::<8>(8),
+            10 => self.tx_b_v.d.next = self.core.mv_to.val().get_bits::<8>(0),
+            _ => {}
+        }
+        self.tx_b_qw.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            5 => self.tx_b_qw.d.next = self.core.fp_req_entry.val().get_bits::<8>(8),
+            6 => self.tx_b_qw.d.next = self.core.fp_req_entry.val().get_bits::<8>(0),
+            _ => {}
+        }
+        self.tx_b_w.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            7 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(152),
+            8 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(144),
+            9 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(136),
+            10 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(128),
+            11 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(120),
+            12 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(112),
+            13 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(104),
+            14 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(96),
+            15 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(88),
+            16 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(80),
+            17 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(72),
+            18 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(64),
+            19 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(56),
+            20 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(48),
+            21 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(40),
+            22 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(32),
+            23 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(24),
+            24 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(16),
+            25 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(8),
+            26 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(0),
+            _ => {}
+        }
+        self.tx_b_mn.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            5 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(24),
+            6 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(16),
+            7 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(8),
+            8 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(0),
+            _ => {}
+        }
+        self.tx_b_n.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            9 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(56),
+            10 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(48),
+            11 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(40),
+            12 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(32),
+            13 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(24),
+            14 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(16),
+            15 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(8),
+            16 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(0),
+            _ => {}
+        }
+        self.tx_b_e.d.next = 0.into();
+        match self.tx_index.q.val().index() {
+            5 => self.tx_b_e.d.next = self.err_code.q.val(),
+            6 => self.tx_b_e.d.next = self.err_kind.q.val(),
+            _ => {}
+        }
         self.m_r.next = 0.into();
         self.m_v.next = 0.into();
         self.m_qw.next = 0.into();
@@ -1017,111 +1132,16 @@ impl<
         if self.tx_is_n.q.val() {
             self.m_n.next = 0xff.into();
         }
-        self.tx_byte.next = 0.into();
-        match self.tx_index.q.val().index() {
-            0 => self.tx_byte.next = 0xa5.into(),
-            1 => self.tx_byte.next = self.tx_kind.q.val(),
-            2 => self.tx_byte.next = self.tx_tag.q.val(),
-            4 => self.tx_byte.next = bit_cast::<8, 5>(self.tx_len.q.val()),
-            5 => {
-                self.tx_byte.next = (bit_cast::<8, 4>(self.r_status.q.val()) & self.m_r.val())
-                    | (self.core.mv_from.val().get_bits::<8>(16) & self.m_v.val())
-                    | (self.core.fp_req_entry.val().get_bits::<8>(8) & self.m_qw.val())
-                    | (self.core.mem_req_addr.val().get_bits::<8>(24) & self.m_mn.val())
-                    | (self.err_code.q.val() & self.m_e.val());
-            }
-            6 => {
-                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(24) & self.m_r.val())
-                    | (self.core.mv_from.val().get_bits::<8>(8) & self.m_v.val())
-                    | (self.core.fp_req_entry.val().get_bits::<8>(0) & self.m_qw.val())
-                    | (self.core.mem_req_addr.val().get_bits::<8>(16) & self.m_mn.val())
-                    | (self.err_kind.q.val() & self.m_e.val());
-            }
-            7 => {
-                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(16) & self.m_r.val())
-                    | (self.core.mv_from.val().get_bits::<8>(0) & self.m_v.val())
-                    | (self.core.fp_req_wdata.val().get_bits::<8>(152) & self.m_w.val())
-                    | (self.core.mem_req_addr.val().get_bits::<8>(8) & self.m_mn.val());
-            }
-            8 => {
-                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(8) & self.m_r.val())
-                    | (self.core.mv_to.val().get_bits::<8>(16) & self.m_v.val())
-                    | (self.core.fp_req_wdata.val().get_bits::<8>(144) & self.m_w.val())
-                    | (self.core.mem_req_addr.val().get_bits::<8>(0) & self.m_mn.val());
-            }
-            9 => {
-                self.tx_byte.next = (self.r_value.q.val().get_bits::<8>(0) & self.m_r.val())
-                    | (self.core.mv_to.val().get_bits::<8>(8) & self.m_v.val())
-                    | (self.core.fp_req_wdata.val().get_bits::<8>(136) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(56) & self.m_n.val());
-            }
-            10 => {
-                self.tx_byte.next = (bit_cast::<8, 3>(self.r_flags.q.val()) & self.m_r.val())
-                    | (self.core.mv_to.val().get_bits::<8>(0) & self.m_v.val())
-                    | (self.core.fp_req_wdata.val().get_bits::<8>(128) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(48) & self.m_n.val());
-            }
-            11 => {
-                self.tx_byte.next = (self.r_clean.q.val().get_bits::<8>(8) & self.m_r.val())
-                    | (self.core.fp_req_wdata.val().get_bits::<8>(120) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(40) & self.m_n.val());
-            }
-            12 => {
-                self.tx_byte.next = (self.r_clean.q.val().get_bits::<8>(0) & self.m_r.val())
-                    | (self.core.fp_req_wdata.val().get_bits::<8>(112) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(32) & self.m_n.val());
-            }
-            13 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(104) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(24) & self.m_n.val());
-            }
-            14 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(96) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(16) & self.m_n.val());
-            }
-            15 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(88) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(8) & self.m_n.val());
-            }
-            16 => {
-                self.tx_byte.next = (self.core.fp_req_wdata.val().get_bits::<8>(80) & self.m_w.val())
-                    | (self.core.mem_req_wdata.val().get_bits::<8>(0) & self.m_n.val());
-            }
-            17 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(72) & self.m_w.val();
-            }
-            18 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(64) & self.m_w.val();
-            }
-            19 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(56) & self.m_w.val();
-            }
-            20 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(48) & self.m_w.val();
-            }
-            21 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(40) & self.m_w.val();
-            }
-            22 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(32) & self.m_w.val();
-            }
-            23 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(24) & self.m_w.val();
-            }
-            24 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(16) & self.m_w.val();
-            }
-            25 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(8) & self.m_w.val();
-            }
-            26 => {
-                self.tx_byte.next = self.core.fp_req_wdata.val().get_bits::<8>(0) & self.m_w.val();
-            }
-            _ => {}
-        }
-        self.tx_pre.d.next = self.tx_byte.val();
-        // The byte on offer: offered two clocks after its index is steady
-        // (the CRC a clock after its last byte was counted).
+        self.tx_pre.d.next = self.tx_b_hdr.q.val()
+            | (self.tx_b_r.q.val() & self.m_r.val())
+            | (self.tx_b_v.q.val() & self.m_v.val())
+            | (self.tx_b_qw.q.val() & self.m_qw.val())
+            | (self.tx_b_w.q.val() & self.m_w.val())
+            | (self.tx_b_mn.q.val() & self.m_mn.val())
+            | (self.tx_b_n.q.val() & self.m_n.val())
+            | (self.tx_b_e.q.val() & self.m_e.val());
+        // The byte on offer: offered three clocks after its index is steady
+        // (the CRC two clocks after its last byte was counted).
         if self.tx_at_crc_hi.q.val() {
             self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(8);
         } else if self.tx_at_crc_lo.q.val() {
@@ -1164,6 +1184,7 @@ impl<
             self.tx_busy.d.next = false;
             self.req_go.d.next = false;
             self.tx_fresh_a.d.next = false;
+            self.tx_fresh_b.d.next = false;
             self.tx_fresh.d.next = false;
             self.tx_is_req.d.next = false;
             self.framing_seen.d.next = false;
