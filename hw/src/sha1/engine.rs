@@ -34,7 +34,7 @@
 //!   on round 79);
 //! - the block-end additions `H += (a..e)` are folded into the pipeline:
 //!   `H0` enters through `d_reg` at round 77 (so round 79's sum already includes
-//!   it), `H2..H4` sums are precomputed in round 78 (`pc`, `pd`, `pe`), and only
+//!   it), `H2..H4` sums are precomputed (`pc`, `pd` in round 78, `pe` in 77), and only
 //!   `H1 + a` is added in round 79, feeding a two-level mux. The first round of
 //!   the next block therefore starts on the next clock;
 //! - the round adder drives `a` alone: `H0` is copied from `a` on the clock
@@ -148,7 +148,6 @@ pub struct Sha1Engine {
     w_op: Signal<Local, Bits<32>>,
     k_fetch: Signal<Local, Bits<32>>,
     sched_word: Signal<Local, Bits<32>>,
-    e_block_end: Signal<Local, Bits<32>>,
     page_end: Signal<Local, Bit>,
     hold_stall: Signal<Local, Bit>,
     take_word: Signal<Local, Bit>,
@@ -243,7 +242,6 @@ impl Default for Sha1Engine {
             w_op: Default::default(),
             k_fetch: Default::default(),
             sched_word: Default::default(),
-            e_block_end: Default::default(),
             page_end: Default::default(),
             hold_stall: Default::default(),
             take_word: Default::default(),
@@ -415,13 +413,6 @@ impl Logic for Sha1Engine {
             self.k_fetch.next = 0.into();
         }
         self.sched_word.next = (self.schedule_xor.val() << 1) | (self.schedule_xor.val() >> 31);
-        // Round 77: `e` with `H0` folded in, so round 79's sum is `H0 + a`.
-        // Round 78: the next block's `e`, `H4 + c` (also `pe`).
-        if self.at_round77.q.val() {
-            self.e_block_end.next = self.h0.q.val() + self.c_reg.q.val();
-        } else {
-            self.e_block_end.next = self.h4.q.val() + self.c_reg.q.val();
-        }
 
         if self.advance.val() {
             // Counters and the flags of the next round.
@@ -522,7 +513,10 @@ impl Logic for Sha1Engine {
             self.ekw_pre.d.next = self.d_reg.q.val() + self.w_op.val() + self.k_fetch.val();
             self.pc.d.next = self.h2.q.val() + ((self.a_reg.q.val() << 30) | (self.a_reg.q.val() >> 2));
             self.pd.d.next = self.h3.q.val() + self.b_rotl30.val();
-            self.pe.d.next = self.h4.q.val() + self.c_reg.q.val();
+            // `H4 + e`, where `e` at the block end is round 78's `c`.
+            if self.at_round77.q.val() {
+                self.pe.d.next = self.h4.q.val() + self.b_rotl30.val();
+            }
             if self.at_round79.q.val() {
                 if self.at_last_block.q.val() {
                     self.b_reg.d.next = self.iv1.val();
@@ -558,17 +552,21 @@ impl Logic for Sha1Engine {
                     self.f_pre.d.next = self.f_next.val();
                 }
                 self.c_reg.d.next = self.b_rotl30.val();
-                if self.at_round77.q.val() {
-                    self.d_reg.d.next = self.e_block_end.val();
-                } else if self.at_round78.q.val() {
+                // Round 78: the next block's `e` (`pe`, or a page's first).
+                if self.at_round78.q.val() {
                     if self.at_last_block.q.val() {
                         self.d_reg.d.next = self.e0_iv.val();
                     } else {
-                        self.d_reg.d.next = self.e_block_end.val();
+                        self.d_reg.d.next = self.pe.q.val();
                     }
                 } else {
                     self.d_reg.d.next = self.c_reg.q.val();
                 }
+            }
+            // Round 77: `e` with `H0` folded in, so round 79's sum is
+            // `H0 + a` (last, so the adder meets one multiplexer).
+            if self.at_round77.q.val() {
+                self.d_reg.d.next = self.h0.q.val() + self.c_reg.q.val();
             }
         }
 
