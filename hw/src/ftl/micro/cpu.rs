@@ -106,6 +106,11 @@ pub struct MicroFtl {
     wb_en: DFF<Bit>,
     wb_addr: DFF<Bits<{ REG_BITS + 1 }>>,
     wb_data: DFF<Bits<32>>,
+    /// The write-back value's terms that come out of a carry chain (the
+    /// adder with `SLT`, and `CNT`), each in a register of its own and ORed
+    /// with `wb_data` at the register file's port, off the chains' paths.
+    wb_arith: DFF<Bits<32>>,
+    wb_cnt: DFF<Bits<32>>,
     /// Handshake step inside the execute clock (request sent / waiting).
     step: DFF<Bit>,
     /// The execute clock of an instruction of these opcodes, decoded from
@@ -245,6 +250,8 @@ impl Default for MicroFtl {
             wb_en: Default::default(),
             wb_addr: Default::default(),
             wb_data: Default::default(),
+            wb_arith: Default::default(),
+            wb_cnt: Default::default(),
             step: Default::default(),
             setf_field: Default::default(),
             x_wsel: Default::default(),
@@ -317,10 +324,10 @@ impl Logic for MicroFtl {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, bw, wb_en, wb_addr, wb_data, step, setf_field, x_wsel, x_mrd, x_mwr, x_put, x_idx,
-            x_rsp, x_mv, x_pulse, x_take, x_io, io_done, x_arith, x_slt, x_and, x_or, x_shift, x_li, x_jal, x_cnt,
-            x_writes, io_val, pc, ir, a, read_word, write_word, status, value, flags, from, to, home, idle_r, op, tag,
-            lpa, idx_status, idx_entry
+            self, clock, phase, bw, wb_en, wb_addr, wb_data, wb_arith, wb_cnt, step, setf_field, x_wsel, x_mrd, x_mwr,
+            x_put, x_idx, x_rsp, x_mv, x_pulse, x_take, x_io, io_done, x_arith, x_slt, x_and, x_or, x_shift, x_li,
+            x_jal, x_cnt, x_writes, io_val, pc, ir, a, read_word, write_word, status, value, flags, from, to, home,
+            idle_r, op, tag, lpa, idx_status, idx_entry
         );
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
@@ -425,8 +432,8 @@ impl Logic for MicroFtl {
             self.idx_cmd_fp.next = self.cmd_fp.val() ^ (bit_cast::<160, 3>(self.home.q.val()) << 157);
         }
         // The ALU: every result is gated by its pre-decoded flag and the
-        // results are ORed, so the write-back value is a shallow AND-OR after
-        // the one adder. The adder's operand was prepared as `bw` was latched
+        // results are ORed; the adder's and `CNT`'s are registered apart
+        // (`wb_arith`, `wb_cnt`) and ORed at the register file. The adder's operand was prepared as `bw` was latched
         // (see phase 3): `a + b`, `a + imm`, or (inverted, with the carry in
         // its low bit) `a - b`, `a - imm`, and `a < b` as its borrow.
         self.sum.next = ((bit_cast::<SUM_BITS, WORD_BITS>(self.a.q.val()) << 1) | 1)
@@ -437,6 +444,9 @@ impl Logic for MicroFtl {
         self.result.next = 0.into();
         if self.x_arith.q.val() {
             self.result.next = self.sum.val().get_bits::<WORD_BITS>(1);
+        }
+        if self.x_slt.q.val() {
+            self.result.next = bit_cast::<WORD_BITS, 1>(self.below.val().into());
         }
         self.t_logic.next = 0.into();
         if self.x_and.q.val() {
@@ -455,9 +465,6 @@ impl Logic for MicroFtl {
             }
         }
         self.t_misc.next = 0.into();
-        if self.x_slt.q.val() {
-            self.t_misc.next = bit_cast::<WORD_BITS, 1>(self.below.val().into());
-        }
         if self.x_li.q.val() {
             self.t_misc.next = bit_cast::<WORD_BITS, 13>(self.ir.q.val().get_bits::<13>(0));
         }
@@ -484,9 +491,8 @@ impl Logic for MicroFtl {
                     bits::<{ REG_BITS + 1 }>(64) | bit_cast::<{ REG_BITS + 1 }, 4>(self.a.q.val().get_bits::<4>(0));
             }
         }
-        self.w_data.next = bit_cast::<32, WORD_BITS>(
-            self.result.val() | self.t_logic.val() | self.t_shift.val() | self.t_misc.val() | self.t_io.val(),
-        ) | self.t_cnt.val();
+        self.w_data.next =
+            bit_cast::<32, WORD_BITS>(self.t_logic.val() | self.t_shift.val() | self.t_misc.val() | self.t_io.val());
         self.writes.next = self.x_writes.q.val();
         if self.phase.q.val() == 4 {
             match self.opc.val().index() {
@@ -648,10 +654,12 @@ impl Logic for MicroFtl {
         // --- Sequencing and write-back ------------------------------------------------------
         self.regs.write_enable.next = self.wb_en.q.val();
         self.regs.write_address.next = self.wb_addr.q.val();
-        self.regs.write_data.next = self.wb_data.q.val();
+        self.regs.write_data.next = self.wb_data.q.val() | self.wb_arith.q.val() | self.wb_cnt.q.val();
         self.wb_en.d.next = false;
         self.wb_addr.d.next = self.w_addr.val();
         self.wb_data.d.next = self.w_data.val();
+        self.wb_arith.d.next = bit_cast::<32, WORD_BITS>(self.result.val());
+        self.wb_cnt.d.next = self.t_cnt.val();
         match self.phase.q.val().index() {
             0 => self.phase.d.next = 1.into(),
             1 => {
