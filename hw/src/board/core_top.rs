@@ -134,6 +134,11 @@ pub struct CoreBoardTop<
     word: DFF<Bits<32>>,
     word_pending: DFF<Bit>,
     page_words: DFF<Bits<11>>,
+    /// Registered a clock after what they test changes (bytes and padded
+    /// words are clocks apart): the next page byte completes a word; the
+    /// page has all its 1,024 words.
+    word_end: DFF<Bit>,
+    page_full: DFF<Bit>,
     page_drop: DFF<Bit>,
     cmd_go: DFF<Bit>,
     cmd_busy: DFF<Bit>,
@@ -322,6 +327,8 @@ impl<
             word: Default::default(),
             word_pending: Default::default(),
             page_words: Default::default(),
+            word_end: Default::default(),
+            page_full: Default::default(),
             page_drop: Default::default(),
             cmd_go: Default::default(),
             cmd_busy: Default::default(),
@@ -476,6 +483,8 @@ impl<
             word,
             word_pending,
             page_words,
+            word_end,
+            page_full,
             page_drop,
             cmd_go,
             cmd_busy,
@@ -664,6 +673,8 @@ impl<
         self.rx_crc_next.next =
             (self.rx_crc.q.val() << 8) ^ (self.crc_x2.val() << 12) ^ (self.crc_x2.val() << 5) ^ self.crc_x2.val();
         self.page_frame.d.next = self.rx_len.q.val() == 4120;
+        self.word_end.d.next = self.byte_in_word.q.val() == 3;
+        self.page_full.d.next = self.page_words.q.val() == 1024;
         // Where the next payload byte falls (registered: bytes are many
         // clocks apart): in the 24-byte command, and the payload's last.
         self.rx_in_command.d.next = self.rx_count.q.val() < 24;
@@ -745,7 +756,7 @@ impl<
                     } else if self.rx_page.q.val() {
                         self.assembly.d.next = (self.assembly.q.val() << 8) | bit_cast::<24, 8>(self.rx_byte.val());
                         self.byte_in_word.d.next = self.byte_in_word.q.val() + 1;
-                        if self.byte_in_word.q.val() == 3 {
+                        if self.word_end.q.val() {
                             self.word.d.next = (bit_cast::<32, 24>(self.assembly.q.val()) << 8)
                                 | bit_cast::<32, 8>(self.rx_byte.val());
                             self.word_pending.d.next = true;
@@ -785,7 +796,7 @@ impl<
             }
         }
         if (self.rx_state.q.val() == 8) & !self.word_pending.q.val() {
-            if self.page_words.q.val() == 1024 {
+            if self.page_full.q.val() {
                 self.page_drop.d.next = true;
                 self.rx_state.d.next = 0.into();
                 self.raise.next = true;
