@@ -110,6 +110,8 @@ pub struct MicroFtl {
     /// adder with `SLT`, and `CNT`), each in a register of its own and ORed
     /// with `wb_data` at the register file's port, off the chains' paths.
     wb_arith: DFF<Bits<32>>,
+    idx_reset_r: DFF<Bit>,
+    cleaned_r: DFF<Bit>,
     wb_cnt: DFF<Bits<32>>,
     /// Handshake step inside the execute clock (request sent / waiting).
     step: DFF<Bit>,
@@ -251,6 +253,8 @@ impl Default for MicroFtl {
             wb_addr: Default::default(),
             wb_data: Default::default(),
             wb_arith: Default::default(),
+            idx_reset_r: Default::default(),
+            cleaned_r: Default::default(),
             wb_cnt: Default::default(),
             step: Default::default(),
             setf_field: Default::default(),
@@ -324,10 +328,57 @@ impl Logic for MicroFtl {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, bw, wb_en, wb_addr, wb_data, wb_arith, wb_cnt, step, setf_field, x_wsel, x_mrd, x_mwr,
-            x_put, x_idx, x_rsp, x_mv, x_pulse, x_take, x_io, io_done, x_arith, x_slt, x_and, x_or, x_shift, x_li,
-            x_jal, x_cnt, x_writes, io_val, pc, ir, a, read_word, write_word, status, value, flags, from, to, home,
-            idle_r, op, tag, lpa, idx_status, idx_entry
+            self,
+            clock,
+            phase,
+            bw,
+            wb_en,
+            wb_addr,
+            wb_data,
+            wb_arith,
+            wb_cnt,
+            idx_reset_r,
+            cleaned_r,
+            step,
+            setf_field,
+            x_wsel,
+            x_mrd,
+            x_mwr,
+            x_put,
+            x_idx,
+            x_rsp,
+            x_mv,
+            x_pulse,
+            x_take,
+            x_io,
+            io_done,
+            x_arith,
+            x_slt,
+            x_and,
+            x_or,
+            x_shift,
+            x_li,
+            x_jal,
+            x_cnt,
+            x_writes,
+            io_val,
+            pc,
+            ir,
+            a,
+            read_word,
+            write_word,
+            status,
+            value,
+            flags,
+            from,
+            to,
+            home,
+            idle_r,
+            op,
+            tag,
+            lpa,
+            idx_status,
+            idx_entry
         );
         self.rom.clock.next = self.clock.val();
         self.regs.read_clock.next = self.clock.val();
@@ -417,8 +468,12 @@ impl Logic for MicroFtl {
         self.mv_valid.next = false;
         self.idx_cmd_valid.next = false;
         self.idx_rsp_ready.next = false;
-        self.idx_reset.next = false;
-        self.cleaned.next = false;
+        // `PULSE`'s outputs are registered (a clock after its execute
+        // clock; the next instruction executes five clocks later).
+        self.idx_reset.next = self.idx_reset_r.q.val();
+        self.cleaned.next = self.cleaned_r.q.val();
+        self.idx_reset_r.d.next = false;
+        self.cleaned_r.d.next = false;
         self.mem_req_valid.next = false;
         self.mem_req_write.next = false;
         self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.imm.val().get_bits::<4>(0)) << 28)
@@ -642,9 +697,9 @@ impl Logic for MicroFtl {
         }
         if self.x_pulse.q.val() {
             if self.imm.val().get_bit(0) {
-                self.idx_reset.next = true;
+                self.idx_reset_r.d.next = true;
             } else {
-                self.cleaned.next = true;
+                self.cleaned_r.d.next = true;
             }
         }
         if self.x_take.q.val() & !self.io_done.q.val() {
