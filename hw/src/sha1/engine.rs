@@ -7,8 +7,10 @@
 //! - `word_in` / `word_valid` / `word_ready`: the page stream, 1,024 big-endian
 //!   32-bit words per page (word `i` holds bytes `4i..4i+3`, byte `4i` in bits
 //!   31..24). A word moves when `word_valid && word_ready`. `word_ready` does not
-//!   depend on `word_valid`. Words land in a one-word input register first, so
-//!   a producer's block-RAM output is never on the round's critical path.
+//!   depend on `word_valid`, and comes from a flip-flop: words land in a
+//!   two-word input buffer first (the head `w_hold` feeds the datapath, a word
+//!   that arrives while the head waits goes to `w_skid`), so a producer's
+//!   block-RAM output and its handshake are never on the round's paths.
 //! - `digest` / `digest_valid` / `digest_ready`: one 160-bit digest per page, in
 //!   page order, `H0` in bits 159..128 (so the digest's first byte is in bits
 //!   159..152). `digest_valid` stays high until `digest_ready`. The digest is
@@ -131,10 +133,12 @@ pub struct Sha1Engine {
     // The digest was taken on the last clock: H returns to the IV on this one
     // (registered, so the consumer's handshake never drives 160 enables).
     iv_load: DFF<Bit>,
-    // One-word input register: the datapath never sees the producer's
-    // (possibly block-RAM) output directly.
+    // Two-word input buffer: the head (`w_hold`) and a word that arrived
+    // while the head waited (`w_skid`; valid only with the head).
     w_hold: DFF<Bits<32>>,
     w_hold_valid: DFF<Bit>,
+    w_skid: DFF<Bits<32>>,
+    w_skid_valid: DFF<Bit>,
 
     // Combinational intermediates.
     a_rotl5: Signal<Local, Bits<32>>,
@@ -231,6 +235,8 @@ impl Default for Sha1Engine {
             iv_load: DFF::default(),
             w_hold: DFF::default(),
             w_hold_valid: DFF::default(),
+            w_skid: DFF::default(),
+            w_skid_valid: DFF::default(),
             a_rotl5: Default::default(),
             round_sum: Default::default(),
             h1_plus_a: Default::default(),
@@ -312,7 +318,9 @@ impl Logic for Sha1Engine {
             digest_full,
             iv_load,
             w_hold,
-            w_hold_valid
+            w_hold_valid,
+            w_skid,
+            w_skid_valid
         );
         self.digest.next = (bit_cast::<160, 32>(self.h0.q.val()) << 128)
             | (bit_cast::<160, 32>(self.h1.q.val()) << 96)
@@ -328,15 +336,26 @@ impl Logic for Sha1Engine {
         self.page_end.next = self.at_round79.q.val() & self.at_last_block.q.val() & !self.idle.q.val();
         self.hold_stall.next = self.hold_point.q.val() & (self.digest_full.q.val() | self.iv_load.q.val());
         self.take_word.next = self.fetch.q.val() & self.w_hold_valid.q.val() & !self.hold_stall.val();
-        // The input register refills on the clock it is emptied; no word is
-        // taken while in reset (it would be dropped).
-        self.word_ready.next = (!self.w_hold_valid.q.val() | self.take_word.val()) & !self.reset.val();
+        // A word is accepted while the skid slot is free (so the head can be
+        // refilled on the clock it is taken, at one word per clock); no word
+        // is taken while in reset (it would be dropped).
+        self.word_ready.next = !self.w_skid_valid.q.val() & !self.reset.val();
         if self.take_word.val() {
-            self.w_hold_valid.d.next = false;
+            if self.w_skid_valid.q.val() {
+                self.w_hold.d.next = self.w_skid.q.val();
+                self.w_skid_valid.d.next = false;
+            } else {
+                self.w_hold_valid.d.next = false;
+            }
         }
         if self.word_valid.val() & self.word_ready.val() {
-            self.w_hold.d.next = self.word_in.val();
-            self.w_hold_valid.d.next = true;
+            if !self.w_hold_valid.q.val() | self.take_word.val() {
+                self.w_hold.d.next = self.word_in.val();
+                self.w_hold_valid.d.next = true;
+            } else {
+                self.w_skid.d.next = self.word_in.val();
+                self.w_skid_valid.d.next = true;
+            }
         }
         // Round ranges from the bits (no comparator): 0..13, and 78..79.
         self.round_lt14.next = (self.round.q.val().get_bits::<3>(4) == 0)
@@ -597,6 +616,7 @@ impl Logic for Sha1Engine {
             self.digest_full.d.next = false;
             self.iv_load.d.next = false;
             self.w_hold_valid.d.next = false;
+            self.w_skid_valid.d.next = false;
         }
     }
 }
