@@ -1152,7 +1152,8 @@ impl<
             | (self.tx_b_n.q.val() & self.m_n.val())
             | (self.tx_b_e.q.val() & self.m_e.val());
         // The byte on offer: offered three clocks after its index is steady
-        // (the CRC two clocks after its last byte was counted).
+        // (the CRC, counted as the last payload byte was accepted, is steady
+        // by then).
         if self.tx_at_crc_hi.q.val() {
             self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(8);
         } else if self.tx_at_crc_lo.q.val() {
