@@ -51,6 +51,8 @@ pub struct Sha1Hasher<const L: usize, const NB: usize, const FB: usize, const FB
     engines: [Sha1Engine; L],
     buffers: [SynchronousFIFO<Bits<32>, FB, FBP1, 1>; NB],
     write_lane: DFF<Bits<8>>,
+    /// `write_lane` one-hot, so the lane handshake starts at a flip-flop.
+    write_sel: DFF<Bits<64>>,
     word_count: DFF<Bits<10>>,
     read_lane: DFF<Bits<8>>,
     /// `read_lane` one-hot (bit `i` for lane `i`), so a lane's digest
@@ -62,6 +64,10 @@ pub struct Sha1Hasher<const L: usize, const NB: usize, const FB: usize, const FB
     flush_count: DFF<Bits<12>>,
     flush_cycles: Constant<Bits<12>>,
     last_lane: Constant<Bits<8>>,
+    /// `L == 1`: the only lane is always the one written and read, a
+    /// constant that synthesis folds (the lane registers cannot be proven
+    /// constant, and would sit in the handshake paths otherwise).
+    one_lane: Constant<Bit>,
 }
 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Default for Sha1Hasher<L, NB, FB, FBP1> {
@@ -82,6 +88,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Defaul
             engines: core::array::from_fn(|_| Sha1Engine::default()),
             buffers: core::array::from_fn(|_| Default::default()),
             write_lane: Default::default(),
+            write_sel: Default::default(),
             word_count: Default::default(),
             read_lane: Default::default(),
             read_sel: Default::default(),
@@ -91,6 +98,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Defaul
             // A FIFO drains at one word per clock: its depth plus its read latency.
             flush_cycles: Constant::new(bits::<12>((1u64 << FB) + 2)),
             last_lane: Constant::new(bits::<8>((L - 1) as u64)),
+            one_lane: Constant::new(L == 1),
         }
     }
 }
@@ -98,7 +106,18 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Defaul
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic for Sha1Hasher<L, NB, FB, FBP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, write_lane, word_count, read_lane, read_sel, flushing, engine_reset, flush_count);
+        dff_setup!(
+            self,
+            clock,
+            write_lane,
+            write_sel,
+            word_count,
+            read_lane,
+            read_sel,
+            flushing,
+            engine_reset,
+            flush_count
+        );
         self.engine_reset.d.next = self.reset.val() | self.flushing.q.val();
         self.word_ready.next = false;
         self.digest.next = 0.into();
@@ -109,12 +128,12 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             // The stream goes straight to the lane unless it has a FIFO (below).
             self.engines[i].word_in.next = self.word_in.val();
             self.engines[i].word_valid.next = self.word_valid.val() & !self.flushing.q.val();
-            if self.write_lane.q.val().index() == i {
+            if self.one_lane.val() | self.write_sel.q.val().get_bit(i) {
                 self.word_ready.next = self.engines[i].word_ready.val() & !self.flushing.q.val() & !self.reset.val();
             }
             // Lane output, collected round-robin.
             self.engines[i].digest_ready.next = false;
-            if self.read_sel.q.val().get_bit(i) {
+            if self.one_lane.val() | self.read_sel.q.val().get_bit(i) {
                 self.digest.next = self.engines[i].digest.val();
                 self.digest_valid.next = self.engines[i].digest_valid.val();
                 self.engines[i].digest_ready.next = self.digest_ready.val();
@@ -129,7 +148,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.engines[i].word_valid.next = !self.buffers[i].empty.val() & !self.flushing.q.val();
             self.buffers[i].read.next =
                 !self.buffers[i].empty.val() & (self.engines[i].word_ready.val() | self.flushing.q.val());
-            if self.write_lane.q.val().index() == i {
+            if self.one_lane.val() | self.write_sel.q.val().get_bit(i) {
                 self.word_ready.next = !self.buffers[i].full.val() & !self.flushing.q.val() & !self.reset.val();
                 self.buffers[i].write.next = self.word_valid.val() & self.word_ready.val();
             }
@@ -139,8 +158,10 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             if self.word_count.q.val() == 1023 {
                 if self.write_lane.q.val() == self.last_lane.val() {
                     self.write_lane.d.next = 0.into();
+                    self.write_sel.d.next = 1.into();
                 } else {
                     self.write_lane.d.next = self.write_lane.q.val() + 1;
+                    self.write_sel.d.next = self.write_sel.q.val() << 1;
                 }
             }
         }
@@ -163,6 +184,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             self.flushing.d.next = true;
             self.flush_count.d.next = 0.into();
             self.write_lane.d.next = 0.into();
+            self.write_sel.d.next = 1.into();
             self.word_count.d.next = 0.into();
             self.read_lane.d.next = 0.into();
             self.read_sel.d.next = 1.into();
