@@ -205,6 +205,10 @@ pub struct CoreBoardTop<
     tx_tag: DFF<Bits<8>>,
     tx_len: DFF<Bits<5>>,
     tx_index: DFF<Bits<5>>,
+    /// `tx_index` one-hot (bit `k` at byte `k`; bytes past 26 are CRC
+    /// bytes, which do not need it), so each byte multiplexer below is a
+    /// flat AND-OR of flip-flops, with no index decoder in front.
+    tx_at: DFF<Bits<27>>,
     tx_crc: DFF<Bits<16>>,
     tx_data: DFF<Bits<8>>,
     /// The byte on offer moves through two stages after `tx_index` changes
@@ -251,6 +255,8 @@ pub struct CoreBoardTop<
     m_e: Signal<Local, Bits<8>>,
     m_w: Signal<Local, Bits<8>>,
     m_n: Signal<Local, Bits<8>>,
+    /// All ones at byte `k` of the frame (`tx_at` bit `k`, eight times).
+    at: [Signal<Local, Bits<8>>; 27],
     tx_accept: Signal<Local, Bit>,
     lpa: Signal<Local, Bits<24>>,
     op: Signal<Local, Bits<8>>,
@@ -378,6 +384,7 @@ impl<
             tx_tag: Default::default(),
             tx_len: Default::default(),
             tx_index: Default::default(),
+            tx_at: Default::default(),
             tx_crc: Default::default(),
             tx_data: Default::default(),
             tx_b_hdr: Default::default(),
@@ -418,6 +425,7 @@ impl<
             m_e: Default::default(),
             m_w: Default::default(),
             m_n: Default::default(),
+            at: Default::default(),
             tx_accept: Default::default(),
             lpa: Default::default(),
             op: Default::default(),
@@ -534,6 +542,7 @@ impl<
             tx_tag,
             tx_len,
             tx_index,
+            tx_at,
             tx_crc,
             tx_data,
             tx_b_hdr,
@@ -959,6 +968,7 @@ impl<
         self.tx_fresh.d.next = self.tx_fresh_b.q.val();
         if !self.tx_busy.q.val() {
             self.tx_index.d.next = 0.into();
+            self.tx_at.d.next = 1.into();
             self.tx_crc.d.next = 0xffff.into();
             if self.err_pending.q.val() {
                 self.tx_kind.d.next = 0x45.into();
@@ -995,6 +1005,7 @@ impl<
             }
         } else if self.tx_accept.val() {
             self.tx_index.d.next = self.tx_index.q.val() + 1;
+            self.tx_at.d.next = self.tx_at.q.val() << 1;
             self.tx_fresh_a.d.next = false;
             self.tx_fresh_b.d.next = false;
             self.tx_fresh.d.next = false;
@@ -1027,94 +1038,67 @@ impl<
         self.tx_crc_hi_at.d.next = self.tx_len.q.val() + 5;
         self.tx_crc_lo_at.d.next = self.tx_len.q.val() + 6;
         // The byte at `tx_index`, in two registered steps: each kind's byte
-        // at the index (`tx_b_*`: a multiplexer on the index alone), then
+        // at the index (`tx_b_*`: an AND-OR on the one-hot index alone), then
         // those masked by the frame's (one-hot) kind and ORed, a flat AND-OR.
-        self.tx_b_hdr.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            0 => self.tx_b_hdr.d.next = 0xa5.into(),
-            1 => self.tx_b_hdr.d.next = self.tx_kind.q.val(),
-            2 => self.tx_b_hdr.d.next = self.tx_tag.q.val(),
-            4 => self.tx_b_hdr.d.next = bit_cast::<8, 5>(self.tx_len.q.val()),
-            _ => {}
+        for k in 0..27 {
+            self.at[k].next = 0.into();
+            if self.tx_at.q.val().get_bit(k) {
+                self.at[k].next = 0xff.into();
+            }
         }
-        self.tx_b_r.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            5 => self.tx_b_r.d.next = bit_cast::<8, 4>(self.r_status.q.val()),
-            6 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(24),
-            7 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(16),
-            8 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(8),
-            9 => self.tx_b_r.d.next = self.r_value.q.val().get_bits::<8>(0),
-            10 => self.tx_b_r.d.next = bit_cast::<8, 3>(self.r_flags.q.val()),
-            11 => self.tx_b_r.d.next = self.r_clean.q.val().get_bits::<8>(8),
-            12 => self.tx_b_r.d.next = self.r_clean.q.val().get_bits::<8>(0),
-            _ => {}
-        }
-        self.tx_b_v.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            5 => self.tx_b_v.d.next = self.core.mv_from.val().get_bits::<8>(16),
-            6 => self.tx_b_v.d.next = self.core.mv_from.val().get_bits::<8>(8),
-            7 => self.tx_b_v.d.next = self.core.mv_from.val().get_bits::<8>(0),
-            8 => self.tx_b_v.d.next = self.core.mv_to.val().get_bits::<8>(16),
-            9 => self.tx_b_v.d.next = self.core.mv_to.val().get_bits::<8>(8),
-            10 => self.tx_b_v.d.next = self.core.mv_to.val().get_bits::<8>(0),
-            _ => {}
-        }
-        self.tx_b_qw.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            5 => self.tx_b_qw.d.next = self.core.fp_req_entry.val().get_bits::<8>(8),
-            6 => self.tx_b_qw.d.next = self.core.fp_req_entry.val().get_bits::<8>(0),
-            _ => {}
-        }
-        self.tx_b_w.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            7 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(152),
-            8 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(144),
-            9 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(136),
-            10 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(128),
-            11 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(120),
-            12 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(112),
-            13 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(104),
-            14 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(96),
-            15 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(88),
-            16 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(80),
-            17 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(72),
-            18 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(64),
-            19 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(56),
-            20 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(48),
-            21 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(40),
-            22 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(32),
-            23 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(24),
-            24 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(16),
-            25 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(8),
-            26 => self.tx_b_w.d.next = self.core.fp_req_wdata.val().get_bits::<8>(0),
-            _ => {}
-        }
-        self.tx_b_mn.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            5 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(24),
-            6 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(16),
-            7 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(8),
-            8 => self.tx_b_mn.d.next = self.core.mem_req_addr.val().get_bits::<8>(0),
-            _ => {}
-        }
-        self.tx_b_n.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            9 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(56),
-            10 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(48),
-            11 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(40),
-            12 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(32),
-            13 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(24),
-            14 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(16),
-            15 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(8),
-            16 => self.tx_b_n.d.next = self.core.mem_req_wdata.val().get_bits::<8>(0),
-            _ => {}
-        }
-        self.tx_b_e.d.next = 0.into();
-        match self.tx_index.q.val().index() {
-            5 => self.tx_b_e.d.next = self.err_code.q.val(),
-            6 => self.tx_b_e.d.next = self.err_kind.q.val(),
-            _ => {}
-        }
+        self.tx_b_hdr.d.next = (bits::<8>(0xa5) & self.at[0].val())
+            | (self.tx_kind.q.val() & self.at[1].val())
+            | (self.tx_tag.q.val() & self.at[2].val())
+            | (bit_cast::<8, 5>(self.tx_len.q.val()) & self.at[4].val());
+        self.tx_b_r.d.next = (bit_cast::<8, 4>(self.r_status.q.val()) & self.at[5].val())
+            | (self.r_value.q.val().get_bits::<8>(24) & self.at[6].val())
+            | (self.r_value.q.val().get_bits::<8>(16) & self.at[7].val())
+            | (self.r_value.q.val().get_bits::<8>(8) & self.at[8].val())
+            | (self.r_value.q.val().get_bits::<8>(0) & self.at[9].val())
+            | (bit_cast::<8, 3>(self.r_flags.q.val()) & self.at[10].val())
+            | (self.r_clean.q.val().get_bits::<8>(8) & self.at[11].val())
+            | (self.r_clean.q.val().get_bits::<8>(0) & self.at[12].val());
+        self.tx_b_v.d.next = (self.core.mv_from.val().get_bits::<8>(16) & self.at[5].val())
+            | (self.core.mv_from.val().get_bits::<8>(8) & self.at[6].val())
+            | (self.core.mv_from.val().get_bits::<8>(0) & self.at[7].val())
+            | (self.core.mv_to.val().get_bits::<8>(16) & self.at[8].val())
+            | (self.core.mv_to.val().get_bits::<8>(8) & self.at[9].val())
+            | (self.core.mv_to.val().get_bits::<8>(0) & self.at[10].val());
+        self.tx_b_qw.d.next = (self.core.fp_req_entry.val().get_bits::<8>(8) & self.at[5].val())
+            | (self.core.fp_req_entry.val().get_bits::<8>(0) & self.at[6].val());
+        self.tx_b_w.d.next = (self.core.fp_req_wdata.val().get_bits::<8>(152) & self.at[7].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(144) & self.at[8].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(136) & self.at[9].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(128) & self.at[10].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(120) & self.at[11].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(112) & self.at[12].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(104) & self.at[13].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(96) & self.at[14].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(88) & self.at[15].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(80) & self.at[16].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(72) & self.at[17].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(64) & self.at[18].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(56) & self.at[19].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(48) & self.at[20].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(40) & self.at[21].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(32) & self.at[22].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(24) & self.at[23].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(16) & self.at[24].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(8) & self.at[25].val())
+            | (self.core.fp_req_wdata.val().get_bits::<8>(0) & self.at[26].val());
+        self.tx_b_mn.d.next = (self.core.mem_req_addr.val().get_bits::<8>(24) & self.at[5].val())
+            | (self.core.mem_req_addr.val().get_bits::<8>(16) & self.at[6].val())
+            | (self.core.mem_req_addr.val().get_bits::<8>(8) & self.at[7].val())
+            | (self.core.mem_req_addr.val().get_bits::<8>(0) & self.at[8].val());
+        self.tx_b_n.d.next = (self.core.mem_req_wdata.val().get_bits::<8>(56) & self.at[9].val())
+            | (self.core.mem_req_wdata.val().get_bits::<8>(48) & self.at[10].val())
+            | (self.core.mem_req_wdata.val().get_bits::<8>(40) & self.at[11].val())
+            | (self.core.mem_req_wdata.val().get_bits::<8>(32) & self.at[12].val())
+            | (self.core.mem_req_wdata.val().get_bits::<8>(24) & self.at[13].val())
+            | (self.core.mem_req_wdata.val().get_bits::<8>(16) & self.at[14].val())
+            | (self.core.mem_req_wdata.val().get_bits::<8>(8) & self.at[15].val())
+            | (self.core.mem_req_wdata.val().get_bits::<8>(0) & self.at[16].val());
+        self.tx_b_e.d.next = (self.err_code.q.val() & self.at[5].val()) | (self.err_kind.q.val() & self.at[6].val());
         self.m_r.next = 0.into();
         self.m_v.next = 0.into();
         self.m_qw.next = 0.into();
