@@ -121,6 +121,7 @@ pub struct MicroFtl {
     /// `SETF` (one-hot by field: bit `n` for field `n`, none past 12),
     /// `WSEL`, `MRD`, `MWR`, `PUT`, `IDX`, `RSP`, `MV`, `PULSE`, `TAKE`.
     setf_field: DFF<Bits<13>>,
+    x_setf: DFF<Bit>,
     x_wsel: DFF<Bit>,
     x_mrd: DFF<Bit>,
     x_mwr: DFF<Bit>,
@@ -176,6 +177,11 @@ pub struct MicroFtl {
     done: Signal<Local, Bit>,
     /// The execute clock's last: the instruction completes.
     retire: Signal<Local, Bit>,
+    /// All ones when `SETF` writes field `k` (`setf_field` bit `k`).
+    setf_on: [Signal<Local, Bits<64>>; 13],
+    /// The write word's bits a `SETF` keeps, and the field it puts in.
+    setf_keep: Signal<Local, Bits<64>>,
+    setf_put: Signal<Local, Bits<64>>,
     port: Signal<Local, Bits<WORD_BITS>>,
     field: Signal<Local, Bits<WORD_BITS>>,
     counter: Signal<Local, Bits<32>>,
@@ -258,6 +264,7 @@ impl Default for MicroFtl {
             wb_cnt: Default::default(),
             step: Default::default(),
             setf_field: Default::default(),
+            x_setf: Default::default(),
             x_wsel: Default::default(),
             x_mrd: Default::default(),
             x_mwr: Default::default(),
@@ -305,6 +312,9 @@ impl Default for MicroFtl {
             writes: Default::default(),
             done: Default::default(),
             retire: Default::default(),
+            setf_on: Default::default(),
+            setf_keep: Default::default(),
+            setf_put: Default::default(),
             port: Default::default(),
             field: Default::default(),
             counter: Default::default(),
@@ -341,6 +351,7 @@ impl Logic for MicroFtl {
             cleaned_r,
             step,
             setf_field,
+            x_setf,
             x_wsel,
             x_mrd,
             x_mwr,
@@ -583,58 +594,43 @@ impl Logic for MicroFtl {
             }
         }
         // SETF: the field was decoded one-hot at phase 3 (`setf_field`), so
-        // the write word's enables start at a flip-flop.
-        if self.setf_field.q.val().get_bit(0) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ff00_0000_u64))
-                | bit_cast::<64, WORD_BITS>(self.a.q.val());
+        // the write word's next value is a flat AND-OR of flip-flops: the
+        // bits outside the field are kept (`setf_keep`), the field's bits
+        // come from `a` (`setf_put`), and the enable is one flag (`x_setf`).
+        for k in 0..13 {
+            self.setf_on[k].next = 0.into();
+            if self.setf_field.q.val().get_bit(k) {
+                self.setf_on[k].next = bits::<64>(0xffff_ffff_ffff_ffff_u64);
+            }
         }
-        if self.setf_field.q.val().get_bit(1) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_feff_ffff_u64))
-                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 24);
-        }
-        if self.setf_field.q.val().get_bit(2) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x000f_ffff_ffff_ffff_u64))
-                | (bit_cast::<64, 12>(self.a.q.val().get_bits::<12>(0)) << 52);
-        }
-        if self.setf_field.q.val().get_bit(3) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xfff0_0fff_ffff_ffff_u64))
-                | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 44);
-        }
-        if self.setf_field.q.val().get_bit(4) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_feff_ffff_ffff_u64))
-                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 40);
-        }
-        if self.setf_field.q.val().get_bit(5) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_00ff_ffff_u64))
-                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 24);
-        }
-        if self.setf_field.q.val().get_bit(6) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_fdff_ffff_ffff_u64))
-                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 41);
-        }
-        if self.setf_field.q.val().get_bit(7) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ff00_ffff_ffff_u64))
-                | (bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 32);
-        }
-        if self.setf_field.q.val().get_bit(8) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_fffe_ffff_u64))
-                | (bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 16);
-        }
-        if self.setf_field.q.val().get_bit(9) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_ffff_0000_u64))
-                | bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0));
-        }
-        if self.setf_field.q.val().get_bit(10) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0x0000_ffff_ffff_ffff_u64))
-                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 48);
-        }
-        if self.setf_field.q.val().get_bit(11) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_0000_ffff_ffff_u64))
-                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 32);
-        }
-        if self.setf_field.q.val().get_bit(12) {
-            self.write_word.d.next = (self.write_word.q.val() & bits::<64>(0xffff_ffff_0000_ffff_u64))
-                | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 16);
+        self.setf_keep.next = (bits::<64>(0xffff_ffff_ff00_0000_u64) | !self.setf_on[0].val())
+            & (bits::<64>(0xffff_ffff_feff_ffff_u64) | !self.setf_on[1].val())
+            & (bits::<64>(0x000f_ffff_ffff_ffff_u64) | !self.setf_on[2].val())
+            & (bits::<64>(0xfff0_0fff_ffff_ffff_u64) | !self.setf_on[3].val())
+            & (bits::<64>(0xffff_feff_ffff_ffff_u64) | !self.setf_on[4].val())
+            & (bits::<64>(0xffff_ff00_00ff_ffff_u64) | !self.setf_on[5].val())
+            & (bits::<64>(0xffff_fdff_ffff_ffff_u64) | !self.setf_on[6].val())
+            & (bits::<64>(0xffff_ff00_ffff_ffff_u64) | !self.setf_on[7].val())
+            & (bits::<64>(0xffff_ffff_fffe_ffff_u64) | !self.setf_on[8].val())
+            & (bits::<64>(0xffff_ffff_ffff_0000_u64) | !self.setf_on[9].val())
+            & (bits::<64>(0x0000_ffff_ffff_ffff_u64) | !self.setf_on[10].val())
+            & (bits::<64>(0xffff_0000_ffff_ffff_u64) | !self.setf_on[11].val())
+            & (bits::<64>(0xffff_ffff_0000_ffff_u64) | !self.setf_on[12].val());
+        self.setf_put.next = (bit_cast::<64, WORD_BITS>(self.a.q.val()) & self.setf_on[0].val())
+            | ((bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 24) & self.setf_on[1].val())
+            | ((bit_cast::<64, 12>(self.a.q.val().get_bits::<12>(0)) << 52) & self.setf_on[2].val())
+            | ((bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 44) & self.setf_on[3].val())
+            | ((bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 40) & self.setf_on[4].val())
+            | ((bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 24) & self.setf_on[5].val())
+            | ((bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 41) & self.setf_on[6].val())
+            | ((bit_cast::<64, 8>(self.a.q.val().get_bits::<8>(0)) << 32) & self.setf_on[7].val())
+            | ((bit_cast::<64, 1>(self.a.q.val().get_bits::<1>(0)) << 16) & self.setf_on[8].val())
+            | (bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) & self.setf_on[9].val())
+            | ((bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 48) & self.setf_on[10].val())
+            | ((bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 32) & self.setf_on[11].val())
+            | ((bit_cast::<64, 16>(self.a.q.val().get_bits::<16>(0)) << 16) & self.setf_on[12].val());
+        if self.x_setf.q.val() {
+            self.write_word.d.next = (self.write_word.q.val() & self.setf_keep.val()) | self.setf_put.val();
         }
         if self.x_wsel.q.val() {
             if self.imm.val().get_bit(0) {
@@ -760,6 +756,7 @@ impl Logic for MicroFtl {
                 if self.opc.val() == 15 {
                     self.setf_field.d.next = bits::<13>(1) << bit_cast::<13, 4>(self.imm.val().get_bits::<4>(0));
                 }
+                self.x_setf.d.next = self.opc.val() == 15;
                 self.x_wsel.d.next = self.opc.val() == 16;
                 self.x_mrd.d.next = self.opc.val() == 17;
                 self.x_mwr.d.next = self.opc.val() == 18;
@@ -789,6 +786,7 @@ impl Logic for MicroFtl {
         self.retire.next = (self.phase.q.val() == 4) & self.done.val();
         if self.retire.val() | self.reset.val() {
             self.setf_field.d.next = 0.into();
+            self.x_setf.d.next = false;
             self.x_wsel.d.next = false;
             self.x_mrd.d.next = false;
             self.x_mwr.d.next = false;
