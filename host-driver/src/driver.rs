@@ -4,10 +4,10 @@
 //! over a [`Transport`], one per way of reaching the core:
 //! - [`CosimTransport`]: the emitted Verilog of a configuration's whole core
 //!   under Verilator (every response also checked against the golden model);
-//! - [`ModelTransport`]: the golden model alone (pure software).
-//!
-//! The board transport (the Alchitry Cu over its USB UART) is not built yet:
-//! the Cu's board top does not hold the whole core.
+//! - [`ModelTransport`]: the golden model alone (pure software);
+//! - [`crate::link::LinkTransport`]: the Cu's whole-core board top over its
+//!   framed UART link, on a board (`serial:PATH`) or cosimulated through its
+//!   pins (`board-cosim`).
 //!
 //! The physical pages live in a [`BackingStore`]: one file per device, laid
 //! out by the flash geometry. The driver writes each unique page where the

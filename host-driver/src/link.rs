@@ -266,7 +266,7 @@ impl<P: BytePipe> LinkTransport<P> {
                     if agains > MAX_AGAINS {
                         return Err(DriverError::Backend(format!(
                             "{}: no response to command {tag} (op {} of LPA {}) after {MAX_AGAINS} requests for it \
-                             (does the board run the whole-core board top, `ditto synth --block core`?)",
+                             (does the board run the whole-core board top of `ditto synth --config cu`?)",
                             self.pipe.name(),
                             cmd.op,
                             cmd.lpa

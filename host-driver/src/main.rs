@@ -13,9 +13,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write the Verilog of a configuration: its board top (`ditto_<config>.v`,
-    /// what `ditto synth` builds) and its hasher (`ditto_<config>_hasher.v`,
-    /// what the cosimulation runs).
+    /// Write the Verilog of a configuration: its whole-core board top
+    /// (`ditto_<config>.v`, what `ditto synth` builds), its interim board top
+    /// (`_interim.v`), hasher (`_hasher.v`), index (`_index.v`) and whole core
+    /// without a board (`_core.v`, what the cosimulation runs).
     Verilog {
         #[arg(long, default_value = "cu")]
         config: String,
@@ -103,10 +104,10 @@ enum Command {
         /// nextpnr seeds to try in order, until one meets timing.
         #[arg(long, value_delimiter = ',', default_values_t = synth::DEFAULT_SEEDS.to_vec())]
         seeds: Vec<u64>,
-        /// `board` (the default) builds the interim board top (hasher and
-        /// index); `core` the whole-core board top; `hasher` measures the
-        /// bare hasher alone.
-        #[arg(long, value_enum, default_value = "board")]
+        /// `core` (the default) builds the whole-core board top, the Cu's
+        /// bitstream; `interim` the interim board top (hasher and index,
+        /// no FTL); `hasher` measures the bare hasher alone.
+        #[arg(long, value_enum, default_value = "core")]
         block: synth::Block,
     },
     /// Benchmarks, measured in cosimulation of the emitted Verilog.
@@ -300,11 +301,11 @@ fn main() -> Result<()> {
         Command::Verilog { config, out } => {
             let cfg = ditto_hw::by_name(&config)?;
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-            // A board top exists for configurations whose index table is on chip.
-            let board = ditto_hw::config::board_verilog(&cfg).map(|v| (format!("ditto_{}.v", cfg.name), v));
+            // Board tops exist for configurations whose index table is on chip.
             let core_board = ditto_hw::config::core_board_verilog(&cfg, &ditto_hw::board::BoardSetup::CU)
-                .map(|v| (format!("ditto_{}_board_core.v", cfg.name), v));
-            for (file, text) in board.into_iter().chain(core_board).chain([
+                .map(|v| (format!("ditto_{}.v", cfg.name), v));
+            let interim = ditto_hw::config::board_verilog(&cfg).map(|v| (format!("ditto_{}_interim.v", cfg.name), v));
+            for (file, text) in core_board.into_iter().chain(interim).chain([
                 (format!("ditto_{}_hasher.v", cfg.name), ditto_hw::config::hasher_verilog(&cfg)),
                 (format!("ditto_{}_index.v", cfg.name), ditto_hw::config::index_verilog(&cfg)),
                 (format!("ditto_{}_core.v", cfg.name), ditto_hw::config::core_verilog(&cfg)),
@@ -531,8 +532,13 @@ fn main() -> Result<()> {
                 .map(|cfg| bench::bench_hasher(cfg, pages, 1))
                 .collect::<Result<Vec<_>, _>>()?;
             let cu = ditto_hw::config::CU;
-            let board =
-                synth::synth_block("alchitry-cu", &cu, synth::Block::Board, &out.join("board"), synth::DEFAULT_SEEDS)?;
+            let interim = synth::synth_block(
+                "alchitry-cu",
+                &cu,
+                synth::Block::Interim,
+                &out.join("interim"),
+                synth::DEFAULT_SEEDS,
+            )?;
             let block = synth::synth_block(
                 "alchitry-cu",
                 &cu,
@@ -566,8 +572,15 @@ fn main() -> Result<()> {
             for cfg in ditto_hw::CONFIGS {
                 core_runs.extend(ditto_host::core_bench::core_suite(cfg, 64, 2, 1)?);
             }
-            let markdown =
-                ditto_host::figures::render(&hashers, &board, &block, &core_board, &index_runs, &capacity, &core_runs);
+            let markdown = ditto_host::figures::render(
+                &hashers,
+                &interim,
+                &block,
+                &core_board,
+                &index_runs,
+                &capacity,
+                &core_runs,
+            );
             match update {
                 Some(path) => {
                     ditto_host::figures::update_file(&path, &markdown)?;

@@ -13,12 +13,14 @@ pub const DEFAULT_SEEDS: &[u64] = &[1, 2, 3, 4, 5];
 /// What to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Block {
-    /// The interim board top: the configuration's hasher and index behind
-    /// the board's UART (what the Cu runs until the whole core fits).
-    Board,
     /// The whole-core board top ([`ditto_hw::board::CoreBoardTop`] built
-    /// with [`ditto_hw::board::BoardSetup::CU`]): the product's top.
+    /// with [`ditto_hw::board::BoardSetup::CU`]): the product's top, and the
+    /// bitstream the Cu runs.
     Core,
+    /// The interim board top ([`ditto_hw::board::BoardTop`]): the
+    /// configuration's hasher and index behind the board's UART, without the
+    /// FTL controller (what the Cu ran until the whole core met timing).
+    Interim,
     /// The configuration's bare SHA-1 hasher (lanes and their input FIFOs),
     /// placed on the HX8K's ct256 package (its 198 ports outnumber the Cu's
     /// pins) only to measure its own logic cells and Fmax.
@@ -40,7 +42,7 @@ pub fn synth_block(
     std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
     let verilog = out.join("ditto.v");
     let (source, pins, package) = match block {
-        Block::Board => (
+        Block::Interim => (
             ditto_hw::config::board_verilog(config).ok_or_else(|| {
                 HostError::InvalidArgument(format!(
                     "configuration `{}` keeps its index table in external memory and has no board top; \
@@ -76,8 +78,8 @@ pub fn synth_block(
         target_mhz: config.clock_mhz as f64,
         seeds: seeds.to_vec(),
         board: match block {
-            Block::Board => board.into(),
-            Block::Core => format!("{board} (whole core)"),
+            Block::Core => board.into(),
+            Block::Interim => format!("{board} (interim hasher-and-index top)"),
             Block::Hasher => format!("{board} (hasher block alone, HX8K ct256)"),
         },
         config: config.name.into(),
