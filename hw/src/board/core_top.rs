@@ -189,6 +189,9 @@ pub struct CoreBoardTop<
     err_kind: DFF<Bits<8>>,
     err_tag: DFF<Bits<8>>,
     req_kind: DFF<Bits<3>>,
+    /// No request is under way (`req_kind` is 0), kept as a flip-flop of
+    /// its own so the request slot's enable starts at one.
+    req_idle: DFF<Bit>,
     seq: DFF<Bits<8>>,
     req_due: DFF<Bit>,
     req_timer: DFF<Bits<24>>,
@@ -370,6 +373,7 @@ impl<
             err_kind: Default::default(),
             err_tag: Default::default(),
             req_kind: Default::default(),
+            req_idle: Default::default(),
             seq: Default::default(),
             req_due: Default::default(),
             req_timer: Default::default(),
@@ -528,6 +532,7 @@ impl<
             err_kind,
             err_tag,
             req_kind,
+            req_idle,
             seq,
             req_due,
             req_timer,
@@ -918,10 +923,12 @@ impl<
         self.fp_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == 4);
         if self.complete.q.val() {
             self.req_kind.d.next = 0.into();
+            self.req_idle.d.next = true;
             self.seq.d.next = self.seq.q.val() + 1;
-        } else if self.req_kind.q.val() == 0 {
+        } else if self.req_idle.q.val() {
             self.req_due.d.next = true;
             self.req_timer.d.next = 0.into();
+            self.req_idle.d.next = false;
             if self.core.mv_valid.val() {
                 self.req_kind.d.next = 1.into();
             } else if self.core.mem_req_valid.val() {
@@ -939,8 +946,9 @@ impl<
                 }
             } else {
                 self.req_due.d.next = false;
+                self.req_idle.d.next = true;
             }
-        } else if (self.req_kind.q.val() != 0) & !self.req_due.q.val() & !self.tx_is_req.q.val() {
+        } else if !self.req_due.q.val() & !self.tx_is_req.q.val() {
             self.req_timer.d.next = self.req_timer.q.val() + 1;
             if self.req_timer.q.val() == self.k_resend.val() {
                 self.req_due.d.next = true;
@@ -963,7 +971,7 @@ impl<
         self.tx_fresh_a.d.next = self.tx_busy.q.val();
         // A request may go out: registered, with the live `complete` and
         // `rx_done` (an answer being taken) checked as it starts.
-        self.req_go.d.next = self.req_due.q.val() & (self.req_kind.q.val() != 0) & !self.complete.q.val();
+        self.req_go.d.next = self.req_due.q.val() & !self.req_idle.q.val() & !self.complete.q.val();
         self.tx_fresh_b.d.next = self.tx_fresh_a.q.val();
         self.tx_fresh.d.next = self.tx_fresh_b.q.val();
         if !self.tx_busy.q.val() {
@@ -1171,6 +1179,7 @@ impl<
             self.raise_r.d.next = false;
             self.rx_timed_out.d.next = false;
             self.req_kind.d.next = 0.into();
+            self.req_idle.d.next = true;
             self.req_due.d.next = false;
             self.seq.d.next = 0.into();
             self.complete.d.next = false;
