@@ -105,6 +105,9 @@ pub struct FpIndex<const M: usize> {
     fsm_mask: Signal<Local, Bits<4>>,
     positions: [Signal<Local, Bits<6>>; M],
     free_any: Signal<Local, Bit>,
+    /// What `entries_used` counts by: +1 for a new entry, -1 (all ones) for
+    /// a freed one.
+    entries_step: Signal<Local, Bits<STAT_BITS>>,
     free_sel: Signal<Local, Bits<MEM_TAG_BITS>>,
     tbl_any: Signal<Local, Bit>,
     tbl_sel: Signal<Local, Bits<MEM_TAG_BITS>>,
@@ -184,6 +187,7 @@ impl<const M: usize> FpIndex<M> {
             fsm_mask: Default::default(),
             positions: core::array::from_fn(|_| Default::default()),
             free_any: Default::default(),
+            entries_step: Default::default(),
             free_sel: Default::default(),
             tbl_any: Default::default(),
             tbl_sel: Default::default(),
@@ -298,6 +302,10 @@ impl<const M: usize> Logic for FpIndex<M> {
         self.stat_flags.d.next = self.rsp_flags.val();
         self.stat_new.d.next = self.rsp_status.val() == 0;
         self.stat_freed.d.next = self.rsp_status.val() == 5;
+        self.entries_step.next = 1.into();
+        if self.stat_freed.q.val() {
+            self.entries_step.next = !bits::<STAT_BITS>(0);
+        }
         if self.stat_taken.q.val() {
             self.commands.d.next = self.commands.q.val() + 1;
             if self.stat_flags.q.val().get_bit(0) {
@@ -312,11 +320,9 @@ impl<const M: usize> Logic for FpIndex<M> {
             if self.stat_flags.q.val().get_bit(3) {
                 self.signature_misses.d.next = self.signature_misses.q.val() + 1;
             }
-            if self.stat_new.q.val() {
-                self.entries_used.d.next = self.entries_used.q.val() + 1;
-            }
-            if self.stat_freed.q.val() {
-                self.entries_used.d.next = self.entries_used.q.val() - 1;
+            // One adder for both directions: +1, or -1 (all ones).
+            if self.stat_new.q.val() | self.stat_freed.q.val() {
+                self.entries_used.d.next = self.entries_used.q.val() + self.entries_step.val();
             }
         }
 
