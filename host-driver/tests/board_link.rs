@@ -2,7 +2,8 @@
 //! (a bit-level UART peer) and driven by the host's link transport: the same
 //! seeded workload gives the golden model's results, with or without a
 //! damaged link; damaged, truncated and stray frames get error frames and
-//! lose nothing.
+//! lose nothing. The serial transport (`serial:PATH`, the `serialport`
+//! crate) drives the same cosimulated top through a pseudo-terminal.
 use ditto_host::driver::{BackingStore, Device, ModelTransport, Transport, Written, PAGE};
 use ditto_host::link::{board_core_config, CosimUartPipe, Damage, Faults, LinkStats, LinkTransport, BOARD_MODEL};
 use ditto_hw::board::BoardSetup;
@@ -123,6 +124,64 @@ fn a_seeded_workload_over_the_board_link_gives_the_models_results() {
     let seed = seed("board_link_clean");
     let stats = compare_with_model("board_link_clean", Faults { seed, ..Faults::default() }, 96);
     assert_eq!(stats.rejected_by_board + stats.bad_frames + stats.commands_resent, 0, "{stats:?}");
+}
+
+/// `--backend serial:PATH` end to end without a board: the host opens the
+/// slave side of a pseudo-terminal with [`SerialPipe`] (termios, the baud
+/// rate, its read timeouts), and a bridge moves the bytes between the
+/// master side and the cosimulated top's UART pins.
+#[test]
+fn the_serial_transport_drives_the_board_through_a_pseudo_terminal() {
+    use ditto_host::link::{BytePipe, SerialPipe};
+    use std::io::{Read, Write};
+    let seed = seed("board_link_serial");
+    cosim("board_link_serial", BOARD_MODEL, |model| {
+        let (mut master, slave) = serialport::TTYPort::pair().expect("a pseudo-terminal pair");
+        let path = serialport::SerialPort::name(&slave).expect("the slave's path");
+        // The host opens the slave by its path, as it would /dev/ttyUSB1, at
+        // the Cu's own rate (a pseudo-terminal takes any), before the pair's
+        // own slave closes (the master hangs up when no slave is open).
+        let baud = CU.clock_mhz * 1_000_000 / BoardSetup::CU.cycles_per_bit;
+        let pipe = SerialPipe::open(&path, baud).unwrap();
+        assert_eq!(pipe.name(), format!("serial:{path}"));
+        drop(slave);
+        // The bridge never waits on the host: each turn steps the board
+        // (until it sends a byte, or for its patience when it is silent).
+        serialport::SerialPort::set_timeout(&mut master, std::time::Duration::ZERO).unwrap();
+        let mut board = CosimUartPipe::attach(model).unwrap();
+        let host = std::thread::spawn(move || {
+            let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
+            let mut dev = Device::new(link, store("serial"), BoardSetup::COSIM.lpas, true);
+            let outcome = workload(&mut dev, seed, 32);
+            (outcome, dev.transport().link_stats())
+        });
+        let (mut from_host, mut to_host) = ([0u8; 4096], Vec::new());
+        while !host.is_finished() {
+            match master.read(&mut from_host) {
+                Ok(n) => board.send(&from_host[..n]).unwrap(),
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                // The host has closed its side (it finished, or failed:
+                // `join` says which).
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+                Err(e) => panic!("the pseudo-terminal's master side: {e}"),
+            }
+            to_host.clear();
+            if board.recv(&mut to_host).unwrap() && master.write_all(&to_host).is_err() {
+                break;
+            }
+        }
+        let ((a, sa, ia), stats) = host.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let (b, sb, ib) = workload(&mut model_device("serial"), seed, 32);
+        assert_eq!(a, b, "the same outcomes, command by command");
+        assert_eq!(sa, sb, "the same counters");
+        assert_eq!(ia, ib, "the same index counters");
+        assert!(sa[Stat::DuplicateWrites as usize] > 0 && sa[Stat::Relocations as usize] > 0, "{sa:?}");
+        // Nothing is damaged on a pseudo-terminal. The cosimulated board is
+        // far slower than a real one, so the host's read timeouts make it
+        // ask again, and a command can cross a busy board: those are the
+        // protocol's recoveries, and the outcomes above are unchanged.
+        assert_eq!(stats.bad_frames, 0, "a clean link: {stats:?}");
+    });
 }
 
 #[test]
