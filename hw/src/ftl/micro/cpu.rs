@@ -118,8 +118,9 @@ pub struct MicroFtl {
     /// The execute clock of an instruction of these opcodes, decoded from
     /// `ir` on the clock before (phase 3) and cleared as it completes, so
     /// the handshakes, pulses and wide enables below start at a flip-flop:
-    /// `SETF` (one-hot by field: bit `n` for field `n`, none past 12),
-    /// `WSEL`, `MRD`, `MWR`, `PUT`, `IDX`, `RSP`, `MV`, `PULSE`, `TAKE`.
+    /// `SETF` (`setf_field` one-hot by field: bit `n` for field `n`, none
+    /// past 12; `x_setf` for any field), `WSEL`, `MRD`, `MWR`, `PUT`, `IDX`,
+    /// `RSP`, `MV`, `PULSE`, `TAKE`.
     setf_field: DFF<Bits<13>>,
     x_setf: DFF<Bit>,
     x_wsel: DFF<Bit>,
