@@ -52,6 +52,9 @@ pub struct CoreSetup {
     pub geometry: Geometry,
     pub array_wide: bool,
     pub bloom: bool,
+    /// A page's reference-count limit (`cfg_refcount_max`, 1 to
+    /// [`ditto_hw::ftl::REFCOUNT_MAX`]).
+    pub refcount_max: u32,
     /// Timing of all three memories.
     pub memory: MemTiming,
 }
@@ -65,6 +68,7 @@ impl CoreSetup {
             index_bucket_bits: config.index_bucket_bits,
             bloom: self.bloom,
             array_wide: self.array_wide,
+            refcount_max: self.refcount_max,
         }
     }
 }
@@ -164,6 +168,9 @@ struct FtlMemory {
     queue: VecDeque<(u64, u64)>,
     req_ready: bool,
     presenting: bool,
+    /// Requests accepted so far: the controller at work (initialising its
+    /// tables after a reset takes a write per LPA) is not a hang.
+    accepted: u64,
 }
 
 impl FtlMemory {
@@ -189,6 +196,7 @@ impl FtlMemory {
             queue: VecDeque::new(),
             req_ready: false,
             presenting: false,
+            accepted: 0,
         }
     }
 }
@@ -227,6 +235,7 @@ struct Pins {
     cfg_reserve: PortId,
     cfg_lpas: PortId,
     cfg_array_wide: PortId,
+    cfg_refcount_max: PortId,
     cmd_valid: PortId,
     cmd_ready: PortId,
     cmd_op: PortId,
@@ -284,6 +293,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             cfg_reserve: i("cfg_reserve")?,
             cfg_lpas: i("cfg_lpas")?,
             cfg_array_wide: i("cfg_array_wide")?,
+            cfg_refcount_max: i("cfg_refcount_max")?,
             cmd_valid: i("cmd_valid")?,
             cmd_ready: p("cmd_ready")?,
             cmd_op: i("cmd_op")?,
@@ -390,6 +400,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             (pins.cfg_reserve, g.reserve_blocks as u64),
             (pins.cfg_lpas, self.setup.lpas as u64),
             (pins.cfg_array_wide, self.setup.array_wide as u64),
+            (pins.cfg_refcount_max, self.setup.refcount_max as u64),
             (pins.reset, 1),
         ] {
             m.set(port, value);
@@ -476,6 +487,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             mem.queue.pop_front();
         }
         if mem.req_ready && m.get(self.pins.mem_req_valid) == 1 {
+            mem.accepted += 1;
             let addr = m.get(self.pins.mem_req_addr) as u32;
             if addr & 0x0fff_ffff >= mem.limits[(addr >> 28) as usize] {
                 return Err(CoreError::BadAddress { addr });
@@ -569,7 +581,11 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 run.answered_at.push(now - start);
                 last_progress = now;
             }
+            let accepted = self.mem.accepted;
             self.take_memory_requests()?;
+            if self.mem.accepted != accepted {
+                last_progress = now;
+            }
             self.model.borrow_mut().tick();
             if now - last_progress > HANG_CYCLES {
                 return Err(CoreError::Hang { cycle: now, idle: HANG_CYCLES, sent, received: run.responses.len() });
@@ -813,17 +829,25 @@ pub mod workload {
         }
     }
 
-    /// A random mix: writes rich in duplicates (contents from a pool of
-    /// `contents`), overwrites, `WRITE_UNIQUE`s, reads, trims, statistics
-    /// (some out of range), out-of-range LPAs, a `SYNC` now and then and a
-    /// `RESET` about once in 5,000 commands.
+    /// Contents `0..HOT_CONTENTS` are the hot ones of [`mixed`].
+    pub const HOT_CONTENTS: u32 = 3;
+
+    /// A random mix: writes rich in duplicates, skewed as real disks are
+    /// (one write in four is one of [`HOT_CONTENTS`] hot contents, the rest
+    /// from a pool of `contents` cold ones), overwrites, `WRITE_UNIQUE`s,
+    /// reads, trims, statistics (some out of range), out-of-range LPAs, a
+    /// `SYNC` now and then and a `RESET` about once in 5,000 commands.
     /// `full_pages` of every 1,000 writes are full-page `WRITE`s.
     pub fn mixed(rng: &mut ChaCha8Rng, n: usize, lpas: u32, contents: u32, full_pages: u32) -> Vec<Job> {
         (0..n)
             .map(|i| {
                 let tag = i as u8;
                 let lpa = if rng.gen_ratio(1, 200) { lpas + rng.gen_range(0..16) } else { rng.gen_range(0..lpas) };
-                let content = rng.gen_range(0..contents);
+                let content = if rng.gen_ratio(1, 4) {
+                    rng.gen_range(0..HOT_CONTENTS)
+                } else {
+                    HOT_CONTENTS + rng.gen_range(0..contents)
+                };
                 match rng.gen_range(0..100) {
                     0..=59 if rng.gen_range(0..1000) < full_pages => job(Op::Write, tag, lpa, content),
                     0..=59 => job(Op::WriteFp, tag, lpa, content),

@@ -16,6 +16,7 @@ fn setup(devices: u32, blocks: u32, pages: u32, lpas: u32, array_wide: bool) -> 
         geometry: Geometry { devices, blocks_per_device: blocks, pages_per_block: pages, reserve_blocks: 1 },
         array_wide,
         bloom: true,
+        refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
         memory: MemTiming::fixed(2),
     }
 }
@@ -246,15 +247,18 @@ fn a_full_bucket_and_a_saturated_refcount_store_unshared() {
         let r = run(&mut sim, &mut golden, &s);
         assert_eq!(status(&r, ninth), (Status::Unique, flag::INDEX_FULL));
         assert_eq!(status(&r, ninth_again), (Status::Unique, flag::INDEX_FULL), "not indexed, so not shared");
-        // 4,095 references are the most one page takes.
+        // 4,095 references are the most one page takes; the copy stored
+        // next becomes the index's target, so the write after it is shared.
         let mut s = Script::new();
-        for lpa in 10..10 + 4_096 {
+        for lpa in 10..10 + 4_097 {
             s.add(Op::WriteFp, lpa, 77);
         }
         let r = run(&mut sim, &mut golden, &s);
         assert_eq!(status(&r, 0).0, Status::Unique);
         assert!((1..4_095).all(|i| status(&r, i).0 == Status::Duplicate));
         assert_eq!(status(&r, 4_095), (Status::Unique, flag::SATURATED));
+        assert_eq!(status(&r, 4_096), (Status::Duplicate, 0));
+        assert_eq!(rsp(&r, 4_096).value, rsp(&r, 4_095).value, "shares the new copy");
     });
 }
 
@@ -294,4 +298,53 @@ fn array_wide_dedup_shares_across_devices_and_device_local_does_not() {
             assert_eq!(unique, if array_wide { 1 } else { 4 });
         });
     }
+}
+
+/// 50,000 writes of one content to distinct LPAs at the full reference-count
+/// limit store ceil(50,000 / 4,095) = 13 copies: each saturated copy hands
+/// the index entry to the next (as VDO does), so hot content stays shared.
+#[test]
+fn fifty_thousand_writes_of_one_hot_page_store_thirteen_copies() {
+    on_both("core_hot_page", |model, config| {
+        let n = 50_000u32;
+        let mut sim = CoreSim::attach(
+            model,
+            config,
+            CoreSetup { refcount_max: ditto_hw::ftl::REFCOUNT_MAX, ..setup(1, 1024, 64, n, true) },
+        )
+        .unwrap();
+        let mut golden = sim.golden();
+        let jobs: Vec<Job> = (0..n).map(|lpa| workload::job(Op::WriteFp, lpa as u8, lpa, 7)).collect();
+        let r = sim.run_checked(&mut golden, &jobs, HostTraffic::FULL_SPEED).unwrap_or_else(|e| panic!("{e}"));
+        let unique = r.responses.iter().filter(|r| r.status == Status::Unique).count() as u32;
+        let saturated = r.responses.iter().filter(|r| r.flags & flag::SATURATED != 0).count() as u32;
+        let copies = n.div_ceil(ditto_hw::ftl::REFCOUNT_MAX);
+        assert_eq!(unique, copies, "{n} writes of one page");
+        assert_eq!(saturated, copies - 1);
+        assert_eq!(sim.counters()[Stat::UniqueWrites as usize], copies);
+    });
+}
+
+/// The controller initialises its tables after reset (and on `RESET`) with a
+/// write per LPA: on `cu` about 21 clocks each, on `large` one. The first
+/// command waits in the slot meanwhile, and the cosimulation once took that
+/// for a hang ("no progress for 200000 cycles") above about 9,100 LPAs on
+/// `cu` and 191,764 on `large`. Both sizes here pass that boundary; a
+/// `RESET` in the middle of the run crosses it again.
+#[test]
+fn a_core_initialising_more_lpas_than_the_watchdog_window_is_not_a_hang() {
+    on_both("core_long_initialisation", |model, config| {
+        let lpas = if config.name == "cu" { 12_000 } else { 230_000 };
+        let mut sim = CoreSim::attach(model, config, setup(1, 8, 64, lpas, true)).unwrap();
+        let mut golden = sim.golden();
+        let mut s = Script::new();
+        let first = s.add(Op::Write, lpas - 1, 1);
+        s.add(Op::Reset, 0, 0);
+        let read = s.add(Op::Read, lpas - 1, 0);
+        let again = s.add(Op::WriteFp, 0, 2);
+        let r = run(&mut sim, &mut golden, &s);
+        assert_eq!(status(&r, first).0, Status::Unique);
+        assert_eq!(status(&r, read).0, Status::Unmapped, "RESET emptied the map");
+        assert_eq!(status(&r, again).0, Status::Unique);
+    });
 }

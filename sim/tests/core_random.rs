@@ -25,6 +25,8 @@ fn setup(devices: u32, blocks: u32, pages: u32, lpas: u32, array_wide: bool, r: 
         geometry: Geometry { devices, blocks_per_device: blocks, pages_per_block: pages, reserve_blocks: 1 },
         array_wide,
         bloom: true,
+        // Small enough that the hot contents saturate in every run.
+        refcount_max: r.gen_range(2..=6),
         memory: MemTiming { latency: r.gen_range(1..=6), ready: r.gen_range(0.6..=1.0) },
     }
 }
@@ -48,7 +50,15 @@ fn check(sim: &mut CoreSim<&mut ditto_sim::Model>, jobs: &[Job], traffic: HostTr
     sim.run_checked(&mut golden, &reads, traffic).unwrap_or_else(|e| panic!("read-back: {e}"));
     let full_pages = jobs.iter().filter(|j| j.page.is_some()).count();
     let statuses: HashSet<Status> = run.responses.iter().map(|r| r.status).collect();
-    println!("{} jobs ({full_pages} full pages): statuses {statuses:?}, counters {:?}", jobs.len(), sim.counters());
+    let saturated = run.responses.iter().filter(|r| r.flags & ditto_hw::ftl::flag::SATURATED != 0).count();
+    println!(
+        "{} jobs ({full_pages} full pages, refcount limit {}): statuses {statuses:?}, {saturated} saturated writes, \
+         counters {:?}",
+        jobs.len(),
+        sim.setup().refcount_max,
+        sim.counters()
+    );
+    assert!(saturated > 0, "the hot contents reach the reference-count limit");
     run
 }
 

@@ -49,6 +49,8 @@ pub struct BoardSetup {
     pub geometry: Geometry,
     /// Array-wide (true) or device-local dedup.
     pub array_wide: bool,
+    /// A page's reference-count limit (`cfg_refcount_max`).
+    pub refcount_max: u32,
     /// UART bit period in clock cycles.
     pub cycles_per_bit: u32,
     /// Cycles without a byte after which a partial frame is abandoned.
@@ -67,6 +69,7 @@ impl BoardSetup {
         lpas: 4096,
         geometry: Geometry { devices: 1, blocks_per_device: 128, pages_per_block: 64, reserve_blocks: 2 },
         array_wide: true,
+        refcount_max: crate::ftl::REFCOUNT_MAX,
         cycles_per_bit: 100,
         rx_timeout: 100_000,
         resend: 5_000_000,
@@ -78,6 +81,7 @@ impl BoardSetup {
         lpas: 64,
         geometry: Geometry { devices: 1, blocks_per_device: 8, pages_per_block: 64, reserve_blocks: 2 },
         array_wide: true,
+        refcount_max: crate::ftl::REFCOUNT_MAX,
         cycles_per_bit: 4,
         rx_timeout: 2_000,
         resend: 20_000,
@@ -281,6 +285,7 @@ pub struct CoreBoardTop<
     k_reserve: Constant<Bits<16>>,
     k_lpas: Constant<Bits<24>>,
     k_array_wide: Constant<Bit>,
+    k_refcount_max: Constant<Bits<{ crate::ftl::REFCOUNT_BITS }>>,
     k_rx_timeout: Constant<Bits<24>>,
     k_resend: Constant<Bits<24>>,
 }
@@ -451,6 +456,7 @@ impl<
             k_reserve: Constant::new(bits::<16>(g.reserve_blocks as u64)),
             k_lpas: Constant::new(bits::<24>(setup.lpas as u64)),
             k_array_wide: Constant::new(setup.array_wide),
+            k_refcount_max: Constant::new(bits(setup.refcount_max as u64)),
             k_rx_timeout: Constant::new(bits::<24>(setup.rx_timeout as u64)),
             k_resend: Constant::new(bits::<24>(setup.resend as u64)),
         }
@@ -601,6 +607,7 @@ impl<
         self.core.cfg_reserve.next = self.k_reserve.val();
         self.core.cfg_lpas.next = self.k_lpas.val();
         self.core.cfg_array_wide.next = self.k_array_wide.val();
+        self.core.cfg_refcount_max.next = self.k_refcount_max.val();
         self.block_ram.req_valid.next = self.core.tbl_req_valid.val();
         self.core.tbl_req_ready.next = self.block_ram.req_ready.val();
         self.block_ram.req_write.next = self.core.tbl_req_write.val();

@@ -62,6 +62,7 @@ enum State {
     WUnique,
     WFullEntry,
     WFullStale,
+    WUnlinkSaturated,
     APid,
     APopPid,
     AReadPage,
@@ -129,6 +130,7 @@ pub struct FtlController {
     pub cfg_reserve: Signal<In, Bits<BLOCK_BITS>>,
     pub cfg_lpas: Signal<In, Bits<ADDR_BITS>>,
     pub cfg_array_wide: Signal<In, Bit>,
+    pub cfg_refcount_max: Signal<In, Bits<REFCOUNT_BITS>>,
 
     pub cmd_valid: Signal<In, Bit>,
     pub cmd_ready: Signal<Out, Bit>,
@@ -274,6 +276,7 @@ impl Default for FtlController {
             cfg_reserve: Default::default(),
             cfg_lpas: Default::default(),
             cfg_array_wide: Default::default(),
+            cfg_refcount_max: Default::default(),
             cmd_valid: Default::default(),
             cmd_ready: Default::default(),
             cmd_op: Default::default(),
@@ -780,7 +783,12 @@ impl Logic for FtlController {
                         self.flags.d.next = 2.into();
                         self.counters[5].d.next = self.counters[5].q.val() + 1;
                         self.state.d.next = State::WUnique;
-                    } else if self.rd_rc.val() == 4095 {
+                    } else if self.rd_rc.val() == self.cfg_refcount_max.val() {
+                        // Saturated: the new copy becomes the entry's target
+                        // (re-pointed as a stale hit is); the old copy keeps
+                        // its references until they are released.
+                        self.stale.d.next = true;
+                        self.has_entry.d.next = true;
                         self.flags.d.next = 4.into();
                         self.state.d.next = State::WUnique;
                     } else {
@@ -829,7 +837,27 @@ impl Logic for FtlController {
                         } else {
                             self.state.d.next = State::Respond;
                         }
+                    } else if self.flags.q.val().get_bit(2) {
+                        // Flag 4: the hit's copy is saturated.
+                        self.state.d.next = State::WUnlinkSaturated;
                     } else if self.old_valid.q.val() {
+                        self.rel_pid.d.next = self.old_pid.q.val();
+                        self.ret.d.next = State::APid;
+                        self.state.d.next = State::RReadPage;
+                    } else {
+                        self.state.d.next = State::APid;
+                    }
+                }
+            }
+            State::WUnlinkSaturated => {
+                // The saturated copy lets go of its entry (bit 40 cleared),
+                // which moves to the new copy: freeing the old copy later
+                // must not queue an entry that is no longer its own.
+                self.mem_write.next = true;
+                self.mem_req_addr.next = bits::<32>(0x1000_0000_u64) | bit_cast::<32, ADDR_BITS>(self.erec_pid.val());
+                self.mem_req_wdata.next = self.hrec.q.val() & bits::<64>(0xffff_feff_ffff_ffff_u64);
+                if self.mem_req_ready.val() {
+                    if self.old_valid.q.val() {
                         self.rel_pid.d.next = self.old_pid.q.val();
                         self.ret.d.next = State::APid;
                         self.state.d.next = State::RReadPage;

@@ -28,7 +28,7 @@
 //! pages already streamed stay paired with the `WRITE`s that follow.
 use super::controller::FtlController;
 use super::micro::cpu::MicroFtl;
-use super::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS};
+use super::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS};
 use crate::index::fp_index::FpIndex;
 use crate::index::ENTRY_BITS;
 use crate::index::{CMD_TAG_BITS, MEM_TAG_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
@@ -54,6 +54,7 @@ pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: u
     pub cfg_reserve: Signal<In, Bits<16>>,
     pub cfg_lpas: Signal<In, Bits<ADDR_BITS>>,
     pub cfg_array_wide: Signal<In, Bit>,
+    pub cfg_refcount_max: Signal<In, Bits<REFCOUNT_BITS>>,
 
     pub cmd_valid: Signal<In, Bit>,
     pub cmd_ready: Signal<Out, Bit>,
@@ -151,6 +152,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             cfg_reserve: Default::default(),
             cfg_lpas: Default::default(),
             cfg_array_wide: Default::default(),
+            cfg_refcount_max: Default::default(),
             cmd_valid: Default::default(),
             cmd_ready: Default::default(),
             cmd_op: Default::default(),
@@ -296,6 +298,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.ftl.cfg_reserve.next = self.cfg_reserve.val();
         self.ftl.cfg_lpas.next = self.cfg_lpas.val();
         self.ftl.cfg_array_wide.next = self.cfg_array_wide.val();
+        self.ftl.cfg_refcount_max.next = self.cfg_refcount_max.val();
         self.rsp_valid.next = self.ftl.rsp_valid.val();
         self.ftl.rsp_ready.next = self.rsp_ready.val();
         self.rsp_tag.next = self.ftl.rsp_tag.val();

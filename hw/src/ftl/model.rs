@@ -28,6 +28,10 @@ pub struct CoreConfig {
     pub bloom: bool,
     /// Dedup across all devices (else only within an LPA's home device).
     pub array_wide: bool,
+    /// A page's reference-count limit (1 to [`REFCOUNT_MAX`]; the hardware's
+    /// `cfg_refcount_max`): a duplicate of a page at the limit is stored as a
+    /// new copy, which becomes the index's target for later duplicates.
+    pub refcount_max: u32,
 }
 
 /// One command for the core.
@@ -101,6 +105,10 @@ impl CoreModel {
         );
         assert!(g.devices <= 8, "at most 8 devices (3 key bits)");
         assert!(config.lpas >= 1 && g.reserve_blocks >= 1, "at least one LPA and one reserve block: {config:?}");
+        assert!(
+            (1..=REFCOUNT_MAX).contains(&config.refcount_max),
+            "a reference-count limit from 1 to {REFCOUNT_MAX}: {config:?}"
+        );
         let index = IndexModel::new(config.index_bucket_bits, config.bloom);
         let entries = index.capacity();
         CoreModel {
@@ -249,9 +257,13 @@ impl CoreModel {
         let home = lpa % g.devices;
         let old = self.l2p[lpa as usize];
         // The dedup decision: a live copy to share, or an entry to point at
-        // the new copy.
+        // the new copy. `reused`: the entry is already allocated (stale, or
+        // live but its copy saturated) and is re-pointed at the new copy.
         let mut hit = None;
         let mut entry = None;
+        let mut reused = false;
+        // The saturated copy whose entry moves to the new copy.
+        let mut saturated = None;
         if cmd.op != Op::WriteUnique as u8 {
             let key = self.key(lpa, &cmd.fp);
             let r = self.index.execute(&IndexCommand::with_fp(IndexOp::Put, key, 0));
@@ -267,8 +279,15 @@ impl CoreModel {
                         rsp.flags |= flag::STALE;
                         self.counters[Stat::StaleHits as usize] += 1;
                         entry = Some(r.entry);
-                    } else if self.pages[e.pid as usize].refcount == REFCOUNT_MAX {
+                        reused = true;
+                    } else if self.pages[e.pid as usize].refcount == self.config.refcount_max {
+                        // Saturated (as VDO does): the new copy becomes the
+                        // index's target; the old one keeps its references
+                        // until they are released.
                         rsp.flags |= flag::SATURATED;
+                        entry = Some(r.entry);
+                        reused = true;
+                        saturated = Some(e.pid);
                     } else {
                         hit = Some(e.pid);
                     }
@@ -299,7 +318,7 @@ impl CoreModel {
             p.refcount == 1 && g.device_of(p.ppa) == home
         });
         if self.flash.valid_pages(home) - frees_home as u32 >= g.usable_pages_per_device() {
-            if let Some(e) = entry.filter(|_| rsp.flags & flag::STALE == 0) {
+            if let Some(e) = entry.filter(|_| !reused) {
                 // A new entry that points at nothing: stale from birth.
                 self.entries[e as usize] = EntryRec { valid: false, queued: true, ..Default::default() };
                 self.stale.push_back(e);
@@ -307,6 +326,14 @@ impl CoreModel {
             rsp.status = Status::ErrDeviceFull;
             rsp.flags = 0;
             return;
+        }
+        if let Some(s) = saturated {
+            // The saturated copy lets go of the entry (its `PAGE` record's
+            // entry link is cleared), so freeing it later does not queue an
+            // entry that is no longer its own: the cleaner would release
+            // the entry twice, the second time perhaps another
+            // fingerprint's.
+            self.pages[s as usize].entry = None;
         }
         if let Some(o) = old {
             self.release(o);
@@ -326,7 +353,7 @@ impl CoreModel {
         let version = self.pages[pid as usize].version;
         self.pages[pid as usize] = PageRec { ppa, refcount: 1, version, entry };
         if let Some(e) = entry {
-            let queued = rsp.flags & flag::STALE != 0 && self.entries[e as usize].queued;
+            let queued = reused && self.entries[e as usize].queued;
             self.entries[e as usize] = EntryRec { pid, version, valid: true, queued };
         }
         self.counters[Stat::LivePages as usize] += 1;
@@ -397,6 +424,7 @@ mod tests {
             index_bucket_bits: 4,
             bloom: true,
             array_wide,
+            refcount_max: REFCOUNT_MAX,
         }
     }
     fn fp(n: u32) -> Fingerprint {
@@ -466,5 +494,69 @@ mod tests {
         for lpa in (0..usable).filter(|&l| l != 5) {
             assert!(m.ppa_of(lpa).is_some());
         }
+    }
+
+    #[test]
+    fn n_writes_of_one_hot_page_store_ceil_n_over_the_limit_copies() {
+        // 50,000 writes of one content to distinct LPAs, at the full limit.
+        let n = 50_000;
+        let mut m = CoreModel::new(CoreConfig {
+            lpas: n,
+            geometry: Geometry { devices: 1, blocks_per_device: 1024, pages_per_block: 64, reserve_blocks: 2 },
+            ..config(1, true)
+        });
+        let mut saturated = 0;
+        for lpa in 0..n {
+            let (r, _) = m.execute(&Command::new(Op::WriteFp, 0, lpa, fp(7)));
+            assert!(!r.status.is_error(), "write {lpa}: {r:?}");
+            saturated += (r.flags & flag::SATURATED != 0) as u32;
+        }
+        m.check_invariants().unwrap();
+        let copies = n.div_ceil(REFCOUNT_MAX);
+        assert_eq!(m.counter(Stat::UniqueWrites), copies);
+        assert_eq!(saturated, copies - 1, "each copy after the first is a saturated write");
+    }
+
+    #[test]
+    fn a_saturated_page_hands_the_index_to_its_new_copy_and_keeps_its_references() {
+        let mut m = CoreModel::new(CoreConfig { refcount_max: 2, ..config(1, true) });
+        let first = write(&mut m, 0, 7);
+        assert_eq!(write(&mut m, 1, 7).status, Status::Duplicate);
+        let second = write(&mut m, 2, 7);
+        assert_eq!((second.status, second.flags), (Status::Unique, flag::SATURATED));
+        assert_eq!(write(&mut m, 3, 7).value, second.value, "later duplicates share the new copy");
+        assert_eq!((m.ppa_of(0), m.ppa_of(1)), (Some(first.value), Some(first.value)));
+        // Releasing the old copy's references frees it but not the entry,
+        // which the cleaner keeps (it points at the live new copy).
+        write(&mut m, 0, 8);
+        m.execute(&Command::new(Op::Trim, 0, 1, [0; 20]));
+        while m.clean_step() {}
+        assert_eq!(m.counter(Stat::Cleaned), 0);
+        assert_eq!(write(&mut m, 4, 7).status, Status::Unique, "the new copy is saturated too");
+        assert_eq!(write(&mut m, 5, 7).status, Status::Duplicate);
+    }
+
+    /// Once a bug: the saturated copy kept its link to the entry, so after
+    /// the new copy was freed and the entry cleaned, freeing the old copy
+    /// queued the entry again and the cleaner released it a second time
+    /// (another fingerprint's, had it been allocated again meanwhile).
+    #[test]
+    fn freeing_a_saturated_copy_after_its_successor_cleans_the_entry_once() {
+        let mut m = CoreModel::new(CoreConfig { refcount_max: 2, ..config(1, true) });
+        write(&mut m, 0, 7);
+        write(&mut m, 1, 7);
+        assert_eq!(write(&mut m, 2, 7).flags, flag::SATURATED);
+        m.execute(&Command::new(Op::Trim, 0, 2, [0; 20])); // the new copy goes
+        while m.clean_step() {}
+        assert_eq!(m.counter(Stat::Cleaned), 1);
+        for lpa in [0, 1] {
+            m.execute(&Command::new(Op::Trim, 0, lpa, [0; 20])); // then the old one
+        }
+        assert_eq!(m.counter(Stat::CleanerBacklog), 0, "the old copy no longer owns the entry");
+        while m.clean_step() {}
+        assert_eq!(m.counter(Stat::Cleaned), 1);
+        assert_eq!(write(&mut m, 3, 7).status, Status::Unique);
+        assert_eq!(write(&mut m, 4, 7).status, Status::Duplicate);
+        m.check_invariants().unwrap();
     }
 }

@@ -27,7 +27,7 @@
 //! `ADDI`, `SUBI` and `SLT`, its operand prepared (inverted for a
 //! subtraction) as `bw` is latched.
 use super::isa::{INSN_BITS, PC_BITS, REG_BITS, WORD_BITS};
-use crate::ftl::{ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS};
+use crate::ftl::{ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS};
 use crate::index::{CMD_TAG_BITS, ENTRY_BITS};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
@@ -50,6 +50,7 @@ pub struct MicroFtl {
     pub cfg_reserve: Signal<In, Bits<BLOCK_BITS>>,
     pub cfg_lpas: Signal<In, Bits<ADDR_BITS>>,
     pub cfg_array_wide: Signal<In, Bit>,
+    pub cfg_refcount_max: Signal<In, Bits<REFCOUNT_BITS>>,
 
     pub cmd_valid: Signal<In, Bit>,
     pub cmd_ready: Signal<Out, Bit>,
@@ -216,6 +217,7 @@ impl Default for MicroFtl {
             cfg_reserve: Default::default(),
             cfg_lpas: Default::default(),
             cfg_array_wide: Default::default(),
+            cfg_refcount_max: Default::default(),
             cmd_valid: Default::default(),
             cmd_ready: Default::default(),
             cmd_op: Default::default(),
@@ -438,6 +440,7 @@ impl Logic for MicroFtl {
             8 => self.port.next = bit_cast::<WORD_BITS, 4>(self.idx_status.q.val()),
             9 => self.port.next = bit_cast::<WORD_BITS, ENTRY_BITS>(self.idx_entry.q.val()),
             10 => self.port.next = bit_cast::<WORD_BITS, 1>(self.idx_cmd_ready.val().into()),
+            11 => self.port.next = bit_cast::<WORD_BITS, REFCOUNT_BITS>(self.cfg_refcount_max.val()),
             _ => {}
         }
         self.field.next = 0.into();

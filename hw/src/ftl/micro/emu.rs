@@ -27,6 +27,8 @@ pub trait MicroPorts {
     fn cleaner_hold(&mut self) -> bool;
     /// `cfg_*`: `(dev_bits, block_bits, page_bits, reserve, lpas, array_wide)`.
     fn config(&self) -> (u32, u32, u32, u32, u32, bool);
+    /// `cfg_refcount_max`.
+    fn refcount_max(&self) -> u32;
 }
 
 /// The sequencer's state.
@@ -141,6 +143,7 @@ impl Emu {
                 p if p == InPort::IdxStatus as u32 => self.idx_status as u32,
                 p if p == InPort::IdxEntry as u32 => self.idx_entry as u32,
                 p if p == InPort::IdxReady as u32 => io.index_ready() as u32,
+                p if p == InPort::RcMax as u32 => io.refcount_max(),
                 _ => 0,
             });
         } else if opc(Opc::Getf) {
@@ -278,6 +281,9 @@ mod tests {
                 self.config.array_wide,
             )
         }
+        fn refcount_max(&self) -> u32 {
+            self.config.refcount_max
+        }
     }
 
     /// xorshift64*: a seeded stream without a dependency.
@@ -321,7 +327,7 @@ mod tests {
             panic!("seed {seed:#x}: the program never went idle (pc {})", emu.pc);
         };
         run_until_idle(&mut emu, &mut rig);
-        let (mut relocations, mut cleaner_steps, mut stale_hits) = (0, 0, 0);
+        let (mut relocations, mut cleaner_steps, mut stale_hits, mut saturated) = (0, 0, 0, 0);
         let mut seen = std::collections::HashSet::new();
         for i in 0..commands {
             let op = match r.below(1000) {
@@ -334,8 +340,11 @@ mod tests {
                 _ => Op::Reset as u8,
             };
             let lpa = if op == Op::Stats as u8 { r.below(14) as u32 } else { r.below(config.lpas as u64 + 2) as u32 };
+            // A skewed mix: one write in four is one of three hot contents,
+            // so reference counts reach the limit and saturate.
+            let content = if r.below(4) == 0 { r.below(3) } else { r.below(contents) };
             let mut fp = [0u8; 20];
-            fp[..8].copy_from_slice(&r.below(contents).wrapping_mul(0x9e37_79b9_7f4a_7c15).to_be_bytes());
+            fp[..8].copy_from_slice(&content.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_be_bytes());
             let cmd = Command { op, tag: i as u8, lpa, fp };
             // An idle gap, in which the background cleaner may take steps.
             // The cleaner held for stretches of commands, so stale entries wait.
@@ -366,6 +375,7 @@ mod tests {
             assert_eq!(rig.moves, moves, "seed {seed:#x}: command {i} relocations");
             relocations += moves.len();
             stale_hits += (want.flags & crate::ftl::flag::STALE != 0) as usize;
+            saturated += (want.flags & crate::ftl::flag::SATURATED != 0) as usize;
             seen.insert(want.status as u8);
             // Going idle, the cleaner may drain its queue first.
             rig.cleaned = 0;
@@ -379,9 +389,12 @@ mod tests {
         golden.check_invariants().unwrap();
         println!(
             "{commands} commands, {} instructions: {relocations} relocations, {cleaner_steps} background cleaner \
-             steps, {stale_hits} stale hits, statuses {seen:?}",
+             steps, {stale_hits} stale hits, {saturated} saturated writes, statuses {seen:?}",
             emu.steps
         );
+        if config.refcount_max <= 8 {
+            assert!(saturated > 100, "{saturated} saturated writes: the hot contents reach the limit");
+        }
         assert!(relocations > 100 && cleaner_steps > 100, "the workload reaches GC and the cleaner");
         assert!(stale_hits >= min_stale_hits, "{stale_hits} stale hits");
         assert!(seen.len() >= 7, "statuses seen: {seen:?}");
@@ -394,6 +407,7 @@ mod tests {
             index_bucket_bits: 3,
             bloom: true,
             array_wide,
+            refcount_max: crate::ftl::REFCOUNT_MAX,
         }
     }
 
@@ -415,5 +429,13 @@ mod tests {
     #[test]
     fn the_program_matches_the_golden_model_past_the_flash() {
         compare(config(2, 8, 8, 200, true), 0x5eed_0004, 20_000, 5_000, 0);
+    }
+
+    #[test]
+    fn the_program_repoints_saturated_hot_pages_as_the_golden_model_does() {
+        // A limit of 4: hot contents saturate, their new copies become the
+        // index's targets, and overwrites and trims release the old copies.
+        compare(CoreConfig { refcount_max: 4, ..config(1, 16, 8, 96, true) }, 0x5eed_0005, 30_000, 150, 10);
+        compare(CoreConfig { refcount_max: 3, ..config(4, 8, 8, 180, false) }, 0x5eed_0006, 30_000, 300, 2);
     }
 }

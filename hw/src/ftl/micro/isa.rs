@@ -123,6 +123,8 @@ pub enum InPort {
     IdxEntry = 9,
     /// The index takes commands (it has finished clearing after a reset).
     IdxReady = 10,
+    /// `cfg_refcount_max`: a page's reference-count limit.
+    RcMax = 11,
 }
 
 /// `OUT` ports.

@@ -326,10 +326,11 @@ fn assemble() -> Vec<u32> {
     a.bnz(E_VALID, "w_read_hit");
     // A stale hit: stored again, the entry re-pointed.
     a.label("w_stale");
-    a.mov(STALE_HIT, ONE);
-    a.mov(HAS_ENTRY, ONE);
     a.li(FLAGS, crate::ftl::flag::STALE as u32);
     a.inc(Stat::StaleHits);
+    a.label("w_repoint");
+    a.mov(STALE_HIT, ONE);
+    a.mov(HAS_ENTRY, ONE);
     j(a, "w_unique");
     a.label("w_read_hit");
     a.mrd(PAGE, E_PID);
@@ -337,11 +338,13 @@ fn assemble() -> Vec<u32> {
     a.getf(H_PPA, Field::W24);
     a.jal(LINK_H, "hit_live");
     a.bz(T0, "w_stale");
-    a.li(T0, crate::ftl::REFCOUNT_MAX);
+    a.input(T0, InPort::RcMax);
     a.sub(T1, H_RC, T0);
     a.bnz(T1, "w_write_hit");
+    // Saturated: the new copy becomes the entry's target (re-pointed as a
+    // stale hit is); the old copy keeps its references until released.
     a.li(FLAGS, crate::ftl::flag::SATURATED as u32);
-    j(a, "w_unique");
+    j(a, "w_repoint");
     a.label("w_write_hit");
     a.copy_word();
     a.addi(T0, H_RC, 1);
@@ -390,6 +393,16 @@ fn assemble() -> Vec<u32> {
     push_stale(a, ENTRY_NO);
     j(a, "respond");
     a.label("wu_room");
+    // A saturated hit's copy lets go of its entry, which moves to the new
+    // copy: freeing the old copy later must not queue an entry that is no
+    // longer its own.
+    a.subi(T0, FLAGS, crate::ftl::flag::SATURATED as u32);
+    a.bnz(T0, "wu_release_old");
+    a.mrd(PAGE, E_PID);
+    a.copy_word();
+    a.setf(Field::B40, ZERO);
+    a.mwr(PAGE, E_PID);
+    a.label("wu_release_old");
     a.bz(OLD_VALID, "a_pid");
     a.mov(REL_PID, OLD_PID);
     a.jal(LINK_R, "release");
