@@ -117,6 +117,7 @@ fn setup(devices: u32, blocks: u32, pages: u32, reserve: u32, lpas: u32, array_w
         geometry: Geometry { devices, blocks_per_device: blocks, pages_per_block: pages, reserve_blocks: reserve },
         array_wide,
         bloom: true,
+        refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
         memory: MemTiming::fixed(latency),
     }
 }

@@ -23,7 +23,7 @@
 use ditto_hw::board::BoardSetup;
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
-use ditto_hw::ftl::{Op, Status, STATS};
+use ditto_hw::ftl::{flag, Op, Status, REFCOUNT_MAX, STATS};
 use ditto_hw::index::model::IndexStats;
 use ditto_hw::Config;
 use ditto_sim::ditto_core::{CoreSetup, CoreSim, HostTraffic, Job};
@@ -50,6 +50,9 @@ pub enum DriverError {
     TooLarge { pages: u64, devices: u32, max: u64 },
     #[error("{0}")]
     Backend(String),
+    /// A size or count past what the configuration holds.
+    #[error("{0}")]
+    Limit(String),
     #[error("the core failed: {0}")]
     Core(String),
     #[error("backing store {path}: {source}")]
@@ -206,10 +209,57 @@ impl Transport for CosimTransport {
 /// `(b * pages_per_block + p) * 4096`.
 pub struct BackingStore {
     geometry: Geometry,
+    dir: PathBuf,
     files: Vec<(PathBuf, File)>,
+    /// A store in a temporary folder removes it when dropped (declared
+    /// after `files`, so the files are closed first).
+    temporary: Option<tempfile::TempDir>,
+}
+
+/// Temporary stores that exist now, for [`remove_temporary_stores`].
+static TEMPORARY_STORES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes every temporary store's folder: for a signal handler (Ctrl-C,
+/// SIGTERM) that ends the process without running destructors.
+pub fn remove_temporary_stores() {
+    let dirs = TEMPORARY_STORES.lock().map(|d| d.clone()).unwrap_or_default();
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+impl Drop for BackingStore {
+    fn drop(&mut self) {
+        if self.temporary.is_some() {
+            if let Ok(mut dirs) = TEMPORARY_STORES.lock() {
+                dirs.retain(|d| *d != self.dir);
+            }
+        }
+    }
 }
 
 impl BackingStore {
+    /// A store in a fresh temporary folder (`ditto-store-*` under the
+    /// system's temporary directory), removed when the store is dropped or
+    /// by [`remove_temporary_stores`].
+    pub fn temporary(geometry: Geometry) -> Result<Self, DriverError> {
+        let folder = tempfile::Builder::new()
+            .prefix("ditto-store-")
+            .tempdir()
+            .map_err(|source| DriverError::Store { path: std::env::temp_dir(), source })?;
+        if let Ok(mut dirs) = TEMPORARY_STORES.lock() {
+            dirs.push(folder.path().to_path_buf());
+        }
+        let mut store = BackingStore::create(folder.path(), geometry)?;
+        store.temporary = Some(folder);
+        Ok(store)
+    }
+
+    /// The folder of the device files.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Creates (or truncates) `dir/device<N>.img` for each device.
     pub fn create(dir: &Path, geometry: Geometry) -> Result<Self, DriverError> {
         let err = |path: &Path| {
@@ -230,7 +280,7 @@ impl BackingStore {
             file.set_len(geometry.pages_per_device() as u64 * PAGE as u64).map_err(err(&path))?;
             files.push((path, file));
         }
-        Ok(BackingStore { geometry, files })
+        Ok(BackingStore { geometry, dir: dir.to_path_buf(), files, temporary: None })
     }
 
     fn place(&self, ppa: u32) -> (usize, u64) {
@@ -282,6 +332,12 @@ pub struct DriverStats {
     pub verified: u64,
     /// Pages moved for garbage collection.
     pub relocations: u64,
+    /// Writes stored unshared because their fingerprint's index bucket was
+    /// full (a bigger index would have shared them).
+    pub index_full_writes: u64,
+    /// Writes of a content whose copy was at its reference-count limit,
+    /// stored as a new copy (which later duplicates share).
+    pub saturated_writes: u64,
 }
 
 /// Ditto as a block device.
@@ -335,6 +391,10 @@ impl<T: Transport> Device<T> {
         for (job, (rsp, _)) in jobs.iter().zip(&completions) {
             if rsp.tag != job.cmd.tag {
                 return Err(DriverError::Core(format!("response tag {} for command tag {}", rsp.tag, job.cmd.tag)));
+            }
+            if job.cmd.op <= Op::WriteUnique as u8 && !rsp.status.is_error() {
+                self.stats.index_full_writes += (rsp.flags & flag::INDEX_FULL != 0) as u64;
+                self.stats.saturated_writes += (rsp.flags & flag::SATURATED != 0) as u64;
             }
         }
         Ok(completions)
@@ -546,6 +606,7 @@ pub fn setup_for_backend(backend: &str, config: &Config, lpas: u32, devices: u32
         geometry: board.geometry,
         array_wide: board.array_wide,
         bloom: true,
+        refcount_max: board.refcount_max,
         memory: MemTiming::fixed(2),
     })
 }
@@ -557,6 +618,7 @@ pub fn setup_for(lpas: u32, devices: u32) -> Result<CoreSetup, DriverError> {
         geometry: geometry_for(lpas, devices)?,
         array_wide: true,
         bloom: true,
+        refcount_max: REFCOUNT_MAX,
         memory: MemTiming::fixed(2),
     })
 }

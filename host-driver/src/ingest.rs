@@ -138,6 +138,11 @@ pub struct DedupSummary {
     pub bloom_negatives: u32,
     pub bloom_false_positives: u32,
     pub bloom_rebuilds: u32,
+    /// Writes stored unshared because the index bucket was full.
+    pub index_full_writes: u64,
+    /// Writes stored as a new copy because the old one was at its
+    /// reference-count limit.
+    pub saturated_writes: u64,
     /// Core clock cycles (cosimulation only).
     pub cycles: Option<u64>,
     pub cycles_per_page: Option<f64>,
@@ -169,6 +174,8 @@ impl DedupSummary {
             bloom_negatives: index.bloom_negatives,
             bloom_false_positives: index.false_positives,
             bloom_rebuilds: index.rebuilds,
+            index_full_writes: device.driver_stats().index_full_writes,
+            saturated_writes: device.driver_stats().saturated_writes,
             cycles: (cycles > 0).then_some(cycles),
             cycles_per_page: (cycles > 0 && pages > 0).then(|| cycles as f64 / pages as f64),
         })
@@ -189,6 +196,10 @@ impl DedupSummary {
                 self.bloom_negatives, self.bloom_false_positives, self.bloom_rebuilds
             ),
         ];
+        out.push(format!(
+            "stored unshared    {} (index bucket full), {} (reference count at its limit)",
+            self.index_full_writes, self.saturated_writes
+        ));
         if let Some(c) = self.cycles_per_page {
             out.push(format!("cycles per page    {c:.1}"));
         }

@@ -9,6 +9,7 @@ mod error;
 pub mod figures;
 pub mod hash;
 pub mod ingest;
+pub mod limits;
 pub mod link;
 pub mod nbd;
 pub mod plots;

@@ -79,6 +79,7 @@ pub fn board_core_config(config: &Config, setup: &BoardSetup) -> CoreConfig {
         index_bucket_bits: config.index_bucket_bits,
         bloom: true,
         array_wide: setup.array_wide,
+        refcount_max: setup.refcount_max,
     }
 }
 

@@ -18,8 +18,11 @@ enum Command {
     /// (`_interim.v`), hasher (`_hasher.v`), index (`_index.v`) and whole core
     /// without a board (`_core.v`, what the cosimulation runs).
     Verilog {
-        #[arg(long, default_value = "cu")]
+        /// The configuration (`ditto configs` lists them); only those whose
+        /// index is on chip (`cu`) have board tops.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
         config: String,
+        /// The folder the files go to.
         #[arg(long, default_value = "out/verilog")]
         out: PathBuf,
     },
@@ -28,7 +31,8 @@ enum Command {
     /// crate. Without FILE, a built-in sample is hashed.
     Hash {
         file: Option<PathBuf>,
-        #[arg(long, default_value = "cu")]
+        /// The configuration whose hasher runs (`ditto configs` lists them).
+        #[arg(long, default_value = DEFAULT_CONFIG)]
         config: String,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -50,14 +54,17 @@ enum Command {
         /// The synthesis report whose Fmax turns cycles into throughput.
         #[arg(long, default_value = "out/synth/report.json")]
         synth_report: PathBuf,
+        /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Program a board with a bitstream from `ditto synth` (iceprog, over the
     /// board's FTDI USB interface).
     Flash {
+        /// The board (today the Alchitry Cu).
         #[arg(long, default_value = "alchitry-cu")]
         board: String,
+        /// The bitstream `ditto synth` wrote.
         #[arg(long, default_value = "out/synth/ditto.bin")]
         bitstream: PathBuf,
     },
@@ -67,6 +74,12 @@ enum Command {
         trace: PathBuf,
         #[command(flatten)]
         device: DeviceArgs,
+        /// Number the trace's pages from 0 in the order they are first
+        /// touched, so a trace that addresses hundreds of GiB replays on a
+        /// device as large as the pages it touches.
+        #[arg(long)]
+        dense: bool,
+        /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -95,10 +108,15 @@ enum Command {
     /// bitstream; writes DIR/report.json and DIR/ditto.bin. Fails when
     /// placement fails or timing is not met.
     Synth {
+        /// The board (today the Alchitry Cu).
         #[arg(long, default_value = "alchitry-cu")]
         board: String,
-        #[arg(long, default_value = "cu")]
-        config: String,
+        /// The configuration to build. Default: the board's own (`cu` for
+        /// the Alchitry Cu, the only configuration that fits its
+        /// iCE40-HX8K), not the `large` other commands default to.
+        #[arg(long)]
+        config: Option<String>,
+        /// Where the report, the Verilog and the bitstream go.
         #[arg(long, default_value = "out/synth")]
         out: PathBuf,
         /// nextpnr seeds to try in order, until one meets timing.
@@ -115,9 +133,12 @@ enum Command {
         #[command(subcommand)]
         what: BenchCommand,
     },
-    /// Run the commands behind the README's figures (the hasher benchmark
-    /// and both Cu syntheses) and print them as Markdown, or write them into
-    /// the figure block of a file with `--update README.md`.
+    /// Run the commands behind the README's figures and print them as
+    /// Markdown, or write them into the figure block of a file with
+    /// `--update README.md`: the hasher benchmark of every configuration,
+    /// three Cu syntheses (whole-core board top, interim top, hasher alone),
+    /// the index throughput and capacity benchmarks and the whole-core
+    /// benchmark (about a quarter of an hour).
     Figures {
         /// Replace the figure block of this Markdown file.
         #[arg(long)]
@@ -125,11 +146,26 @@ enum Command {
         /// Where the syntheses write their outputs.
         #[arg(long, default_value = "out/figures")]
         out: PathBuf,
+        /// Pages per benchmark stream (hasher and whole core).
         #[arg(long, default_value_t = 64)]
         pages: usize,
     },
     /// List the configurations.
     Configs,
+    /// What a configuration holds: index entries, the reference-count
+    /// limit, devices, logical and physical pages (every command checks a
+    /// size against these before it starts).
+    Info {
+        /// The configuration (`ditto configs` lists them).
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// The backend the limits are for (a board has its own geometry).
+        #[arg(long, default_value = "verilator")]
+        backend: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// How a command reaches a Ditto device (`ingest`, `serve`, `replay`).
@@ -143,14 +179,16 @@ struct DeviceArgs {
     /// against the golden model.
     #[arg(long, default_value = "verilator")]
     backend: String,
-    /// The core's configuration (default: `cu` for the board backends,
-    /// `large` otherwise).
+    /// The core's configuration (`ditto configs` lists them). Default:
+    /// `large`, as for every command; the board backends reach the Alchitry
+    /// Cu, which is built as `cu`, so for them the default is `cu`.
     #[arg(long)]
     config: Option<String>,
     /// SSDs in the array (1, 2, 4 or 8).
     #[arg(long, default_value_t = 1)]
     devices: u32,
-    /// Where the device files go (default: a fresh temporary directory).
+    /// Where the device files go, kept after the command (default: a fresh
+    /// temporary folder, removed when the command ends).
     #[arg(long)]
     store: Option<PathBuf>,
 }
@@ -162,10 +200,13 @@ enum BenchCommand {
         /// A configuration name, or `all`.
         #[arg(long, default_value = "all")]
         config: String,
+        /// Random pages hashed.
         #[arg(long, default_value_t = 64)]
         pages: usize,
+        /// Seed of the random pages and stalls.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -184,24 +225,31 @@ enum BenchCommand {
         /// Read latency of the memories, in cycles.
         #[arg(long, default_value_t = 2)]
         latency: u64,
+        /// Seed of the random pages.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
     /// SVG plots: hasher cycles per page against lanes, index throughput
     /// against FSMs, dedup ratio against index size.
     Plots {
+        /// The folder the SVG files go to.
         #[arg(long, default_value = "docs/plots")]
         out: PathBuf,
+        /// Seed of the measured workloads.
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
     /// Fingerprint index capacity: entries, and the block RAM and logic of
     /// the index alone (Yosys).
     Capacity {
+        /// A configuration name, or `all`. Default `cu`: the index whose
+        /// table is in block RAM, where its capacity costs the chip's EBRs.
         #[arg(long, default_value = "cu")]
         config: String,
+        /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -210,6 +258,8 @@ enum BenchCommand {
     /// without Bloom filters against the best (duplicates only). Every
     /// response is checked against the golden model.
     Index {
+        /// The configuration whose index runs (default `large`: eight
+        /// lookup FSMs, the one with an array of them to scale).
         #[arg(long, default_value = "large")]
         config: String,
         /// Latency of the memory ports, in cycles.
@@ -218,33 +268,65 @@ enum BenchCommand {
         /// INSERT commands measured per run.
         #[arg(long, default_value_t = 4096)]
         commands: usize,
+        /// Seed of the workloads.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
 }
 
+impl DeviceArgs {
+    fn is_board(&self) -> bool {
+        self.backend == "board-cosim" || self.backend.starts_with("serial:")
+    }
+    /// `--config`, or the default (the board's own for a board backend).
+    fn config(&self) -> Result<ditto_hw::Config> {
+        let name = self.config.as_deref().unwrap_or(if self.is_board() { BOARD_CONFIG } else { DEFAULT_CONFIG });
+        Ok(ditto_hw::by_name(name)?)
+    }
+}
+
+/// The configuration every command uses unless told otherwise.
+const DEFAULT_CONFIG: &str = "large";
+/// The configuration the Alchitry Cu is built as (the only one that fits it).
+const BOARD_CONFIG: &str = "cu";
+
 /// A device of `pages` pages as `args` say, its files in `--store` (default:
-/// a fresh temporary directory `<name>-<pid>`).
+/// a fresh temporary folder, removed when the command ends, however it ends).
 fn open_device(
     args: &DeviceArgs,
     pages: u64,
     verify: bool,
-    name: &str,
 ) -> Result<(ditto_host::driver::Device<Box<dyn ditto_host::driver::Transport>>, PathBuf)> {
     use ditto_host::driver::{setup_for_backend, transport, BackingStore, Device};
     let devices = args.devices;
-    if ![1, 2, 4, 8].contains(&devices) {
-        bail!("--devices must be 1, 2, 4 or 8, got {devices}");
-    }
-    let board = args.backend == "board-cosim" || args.backend.starts_with("serial:");
-    let cfg = ditto_hw::by_name(args.config.as_deref().unwrap_or(if board { "cu" } else { "large" }))?;
+    let cfg = args.config()?;
+    // Every limit is checked before any work starts.
+    let limits = ditto_host::limits::Limits::of(&cfg, &args.backend)?;
+    limits.check(pages, devices)?;
     let lpas = u32::try_from(pages).with_context(|| format!("{pages} pages are more than a device can address"))?;
     let setup = setup_for_backend(&args.backend, &cfg, lpas, devices)?;
-    let dir = args.store.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("{name}-{}", std::process::id())));
-    let store = BackingStore::create(&dir, setup.geometry)?;
+    let store = match &args.store {
+        Some(dir) => BackingStore::create(dir, setup.geometry)?,
+        None => BackingStore::temporary(setup.geometry)?,
+    };
+    let dir = store.dir().to_path_buf();
     Ok((Device::new(transport(&args.backend, &cfg, setup)?, store, lpas, verify), dir))
+}
+
+/// Says once, on stderr, that writes found their index bucket full (stored
+/// unshared), and what would hold them.
+fn warn_index_full(index_full: u64, limits: &ditto_host::limits::Limits, pages: u64) {
+    if index_full > 0 {
+        let hint = limits.index_hint(pages).unwrap_or_else(|| {
+            "some buckets filled before the index did (see `ditto bench index`'s all-new-90 run)".into()
+        });
+        eprintln!(
+            "ditto: warning: {index_full} writes were stored unshared because their index bucket was full: {hint}"
+        );
+    }
 }
 
 /// `16M`, `4096`, `1G`: bytes, with power-of-1024 suffixes.
@@ -297,6 +379,13 @@ fn main() -> Result<()> {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Ctrl-C and SIGTERM end the process without destructors: remove the
+    // temporary stores first.
+    ctrlc::set_handler(|| {
+        ditto_host::driver::remove_temporary_stores();
+        std::process::exit(130);
+    })
+    .context("installing the Ctrl-C handler")?;
     match Cli::parse().command {
         Command::Verilog { config, out } => {
             let cfg = ditto_hw::by_name(&config)?;
@@ -323,12 +412,32 @@ fn main() -> Result<()> {
             if input.pages() == 0 {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            let (mut dev, dir) = open_device(&device, input.pages(), !no_verify, "ditto-store")?;
-            let fmax = std::fs::read_to_string(&synth_report)
+            let (mut dev, dir) = open_device(&device, input.pages(), !no_verify)?;
+            let cfg = device.config()?;
+            // Only a report of this configuration's own build turns cycles
+            // into throughput.
+            let synthesized = std::fs::read_to_string(&synth_report)
                 .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                .and_then(|v| v["fmax_mhz"].as_f64());
-            let report = ditto_host::ingest::ingest(&mut dev, &input, device.devices, fmax, !json)?;
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+            let fmax = synthesized
+                .as_ref()
+                .filter(|v| v["config"] == cfg.name)
+                .and_then(|v| v["fmax_mhz"].as_f64().map(|f| (f, v["board"].as_str().unwrap_or("?").to_string())));
+            let no_throughput = match &synthesized {
+                None => Some(format!("no synthesis report at {} (run `ditto synth`)", synth_report.display())),
+                Some(v) if fmax.is_none() => Some(format!(
+                    "{} is for `{}`, not `{}`: no Fmax for `{}` to turn its cycles into throughput",
+                    synth_report.display(),
+                    v["config"].as_str().unwrap_or("?"),
+                    cfg.name,
+                    cfg.name
+                )),
+                Some(_) => None,
+            };
+            let limits = ditto_host::limits::Limits::of(&cfg, &device.backend)?;
+            let report =
+                ditto_host::ingest::ingest(&mut dev, &input, device.devices, fmax.as_ref().map(|f| f.0), !json)?;
+            warn_index_full(report.dedup.index_full_writes, &limits, input.pages());
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -339,8 +448,14 @@ fn main() -> Result<()> {
                     "collisions caught  {} (of {} duplicates compared)",
                     report.collisions_caught, report.verified_duplicates
                 );
-                if let (Some(f), Some(t)) = (report.fmax_mhz, report.throughput_mib_per_s) {
-                    println!("throughput         {t:.1} MiB/s at {f:.2} MHz ({})", synth_report.display());
+                if let (Some((f, board)), Some(t)) = (&fmax, report.throughput_mib_per_s) {
+                    println!(
+                        "throughput         {t:.1} MiB/s at {f:.2} MHz (`{}` on {board}, {})",
+                        cfg.name,
+                        synth_report.display()
+                    );
+                } else if let Some(why) = no_throughput.filter(|_| report.dedup.cycles.is_some()) {
+                    println!("throughput         {why}");
                 }
                 println!("device files       {}", dir.display());
             }
@@ -363,22 +478,23 @@ fn main() -> Result<()> {
             }
             println!("programmed the {board} with {}", bitstream.display());
         }
-        Command::Replay { trace, device, json } => {
-            let accesses = ditto_host::replay::read(&trace)?;
-            let pages = accesses.iter().map(|a| a.lpa + 1).max().unwrap_or(0);
+        Command::Replay { trace, device, dense, json } => {
+            let requests = ditto_host::replay::read(&trace)?;
+            let (accesses, plan) = ditto_host::replay::plan(&requests, dense);
+            let pages = plan.device_pages;
             if pages == 0 {
                 bail!("{}: the trace addresses no page", trace.display());
             }
-            let (mut dev, _) = open_device(&device, pages, false, "ditto-replay")?;
-            let report = ditto_host::replay::replay(&mut dev, &accesses)?;
+            let (mut dev, _) = open_device(&device, pages, false)
+                .with_context(|| format!("{}: the trace's pages do not fit (try --dense)", trace.display()))?;
+            let writes = accesses.iter().filter(|a| a.write).count() as u64;
+            let report = ditto_host::replay::replay(&mut dev, &accesses, plan)?;
+            let limits = ditto_host::limits::Limits::of(&device.config()?, &device.backend)?;
+            warn_index_full(report.dedup.index_full_writes, &limits, writes);
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                println!(
-                    "accesses           {} ({} reads, {} of them mapped)",
-                    report.accesses, report.reads, report.reads_mapped
-                );
-                for line in report.dedup.lines() {
+                for line in report.lines() {
                     println!("{line}");
                 }
             }
@@ -389,7 +505,7 @@ fn main() -> Result<()> {
                 bail!("--size {size}: at least one byte");
             }
             let pages = bytes.div_ceil(ditto_host::driver::PAGE as u64);
-            let (mut dev, dir) = open_device(&device, pages, !no_verify, "ditto-nbd")?;
+            let (mut dev, dir) = open_device(&device, pages, !no_verify)?;
             let listener = std::net::TcpListener::bind(&nbd).with_context(|| format!("listening on {nbd}"))?;
             eprintln!(
                 "ditto serve: {bytes} bytes on nbd://{nbd} ({}, {} device(s), files in {})",
@@ -437,6 +553,7 @@ fn main() -> Result<()> {
             }
         }
         Command::Synth { board, config, out, seeds, block } => {
+            let config = config.unwrap_or_else(|| BOARD_CONFIG.to_string());
             let cfg = ditto_hw::by_name(&config)?;
             match synth::synth_block(&board, &cfg, block, &out, &seeds) {
                 Ok(r) => {
@@ -587,6 +704,16 @@ fn main() -> Result<()> {
                     println!("updated the figures in {}", path.display());
                 }
                 None => println!("{markdown}"),
+            }
+        }
+        Command::Info { config, backend, json } => {
+            let limits = ditto_host::limits::Limits::of(&ditto_hw::by_name(&config)?, &backend)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&limits)?);
+            } else {
+                for line in limits.lines() {
+                    println!("{line}");
+                }
             }
         }
         Command::Configs => {

@@ -19,11 +19,19 @@ fn draw_err(path: &Path, e: impl std::fmt::Display) -> HostError {
     HostError::InvalidArgument(format!("drawing {}: {e}", path.display()))
 }
 
+/// What the x axis counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum XAxis {
+    /// Whole things (lanes, FSMs): a tick at each integer, labelled as one.
+    Count,
+    Continuous,
+}
+
 /// A line plot of `series` (name, points) with the given axis labels.
 fn line_plot(
     path: &Path,
     title: &str,
-    x_label: &str,
+    (x_label, x_axis): (&str, XAxis),
     y_label: &str,
     series: &[(&str, Vec<(f64, f64)>)],
 ) -> Result<(), HostError> {
@@ -31,7 +39,9 @@ fn line_plot(
     root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
     let xs = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
     let ys = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
-    let (x_max, y_max) = (xs.fold(0.0f64, f64::max) * 1.1, ys.fold(0.0f64, f64::max) * 1.15);
+    let x_max = xs.fold(0.0f64, f64::max);
+    let x_max = if x_axis == XAxis::Count { x_max.ceil() + 1.0 } else { x_max * 1.1 };
+    let y_max = ys.fold(0.0f64, f64::max) * 1.15;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
         .margin(15)
@@ -39,7 +49,13 @@ fn line_plot(
         .y_label_area_size(70)
         .build_cartesian_2d(0.0..x_max, 0.0..y_max)
         .map_err(|e| draw_err(path, e))?;
-    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| draw_err(path, e))?;
+    let whole = |x: &f64| format!("{x:.0}");
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(x_label).y_desc(y_label);
+    if x_axis == XAxis::Count {
+        mesh.x_labels(x_max as usize + 1).x_label_formatter(&whole);
+    }
+    mesh.draw().map_err(|e| draw_err(path, e))?;
     for (i, (name, points)) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         chart
@@ -71,6 +87,7 @@ pub fn dedup_ratio_for_table(bucket_bits: usize, writes: u32, seed: u64) -> (f64
         index_bucket_bits: bucket_bits,
         bloom: true,
         array_wide: true,
+        refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
     });
     let (mut lpa, mut content) = (0u32, 0u32);
     while lpa < writes {
@@ -99,7 +116,7 @@ pub fn plots(out: &Path, seed: u64) -> Result<Vec<PathBuf>, HostError> {
     line_plot(
         &path,
         "SHA-1 hasher: steady cycles per page",
-        "lanes",
+        ("lanes", XAxis::Count),
         "cycles per page",
         &[("measured (cu, large)", measured), ("limit: 5,200 / lanes, or 1,024 (the port)", limit)],
     )?;
@@ -116,7 +133,7 @@ pub fn plots(out: &Path, seed: u64) -> Result<Vec<PathBuf>, HostError> {
     line_plot(
         &path,
         "Fingerprint index (large, 64-cycle memory, half full)",
-        "lookup FSMs",
+        ("lookup FSMs", XAxis::Count),
         "INSERTs per 1,000 cycles",
         &[("measured", rates), ("linear in FSMs", ideal)],
     )?;
@@ -130,7 +147,7 @@ pub fn plots(out: &Path, seed: u64) -> Result<Vec<PathBuf>, HostError> {
     line_plot(
         &path,
         &format!("Dedup ratio against index size (16,000 writes, {:.0}% duplicates offered)", 100.0 * offered),
-        "index entries (thousands)",
+        ("index entries (thousands)", XAxis::Continuous),
         "duplicate writes found (%)",
         &[("golden model of the core", points)],
     )?;

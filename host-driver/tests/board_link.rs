@@ -12,9 +12,9 @@ use ditto_hw::ftl::{Op, Stat};
 use ditto_sim::testkit::{cosim, rng, seed};
 use rand::Rng;
 
-fn store(name: &str) -> BackingStore {
-    let dir = std::env::temp_dir().join(format!("ditto-board-link-{name}-{}", std::process::id()));
-    BackingStore::create(&dir, BoardSetup::COSIM.geometry).unwrap()
+/// A store in a temporary folder, removed with the store.
+fn store(_name: &str) -> BackingStore {
+    BackingStore::temporary(BoardSetup::COSIM.geometry).unwrap()
 }
 
 fn page(content: u32) -> Box<[u8; PAGE]> {

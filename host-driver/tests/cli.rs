@@ -1,4 +1,5 @@
 //! The `ditto` command end to end: `hash`, `verilog`, and its errors.
+use std::path::Path;
 use std::process::Command;
 
 fn ditto(args: &[&str]) -> std::process::Output {
@@ -12,10 +13,20 @@ fn sha1_hex(bytes: &[u8]) -> String {
     sha1::Sha1::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ditto-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder, removed when the returned guard drops (at the test's
+/// end, whether it passes or fails).
+fn temp_dir(name: &str) -> TempFolder {
+    TempFolder(tempfile::Builder::new().prefix(&format!("ditto-cli-{name}-")).tempdir().unwrap())
+}
+
+/// A temporary folder that reads as its path.
+struct TempFolder(tempfile::TempDir);
+
+impl std::ops::Deref for TempFolder {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        self.0.path()
+    }
 }
 
 #[test]
@@ -43,7 +54,6 @@ fn hash_a_file_prints_one_line_per_page_and_totals() {
     assert!(lines[5].starts_with("cycles_per_page "));
     assert!(lines[6].starts_with("cycles_per_block "));
     assert!(lines[7].starts_with("latency_cycles "));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -77,7 +87,6 @@ fn verilog_writes_the_board_tops_and_the_blocks() {
     assert!(board.contains("module top$core$ftl("), "the whole core's FTL controller");
     let interim = std::fs::read_to_string(dir.join("ditto_cu_interim.v")).unwrap();
     assert!(!interim.contains("$ftl("), "the interim top has no FTL controller");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -128,7 +137,6 @@ fn empty_file_is_a_clear_error() {
     let out = ditto(&["hash", file.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("is empty"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -142,7 +150,6 @@ fn hash_with_waveform_records_the_run_into_a_vcd() {
     assert!(text.contains("$enddefinitions") && text.contains("digest_valid"));
     // 16 sample pages of 5,200 cycles, ten time units per cycle.
     assert!(text.contains("\n#800000\n"), "the whole run is recorded");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -157,7 +164,6 @@ fn large_has_no_board_top_and_says_so() {
     let out = ditto(&["synth", "--board", "alchitry-cu", "--config", "large", "--out", dir.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no board top"), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -305,7 +311,7 @@ fn ingest_of_a_missing_path_is_a_clear_error() {
     let out = ditto(&["ingest", "--backend", "board-cosim", "--config", "large"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("use --config cu"), "{out:?}");
     let out = ditto(&["ingest", "--backend", "board-cosim", "--devices", "2"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("the board serves 64 pages of 4 KiB on 1 device"), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("board-cosim serves 1 to 1 device,"), "{out:?}");
 }
 
 #[test]
@@ -434,4 +440,94 @@ fn flash_without_a_bitstream_or_a_board_says_why() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("iceprog"), "{err}");
+}
+
+/// The distinct 4 KiB page contents of `bytes` (the last page zero-filled).
+fn distinct_pages(bytes: &[u8]) -> usize {
+    let pages: std::collections::HashSet<Vec<u8>> = bytes
+        .chunks(4096)
+        .map(|c| {
+            let mut p = c.to_vec();
+            p.resize(4096, 0);
+            p
+        })
+        .collect();
+    pages.len()
+}
+
+/// Real data: an ext4 disk image (`mkfs.ext4 -d`) of this repository's own
+/// files, ingested on the default backend (the cosimulated `large` core):
+/// one stored page per distinct page content, the zero pages included.
+#[test]
+fn ingest_of_a_real_ext4_image_stores_each_distinct_page_once() {
+    let dir = temp_dir("ext4");
+    let image = dir.join("disk.img");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    for sub in ["hw/src", "host-driver/src", "sim/src", "README.md"] {
+        let copy = Command::new("cp").arg("-r").arg(root.join(sub)).arg(&files).status().unwrap();
+        assert!(copy.success());
+    }
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-b", "4096", "-E", "root_owner=0:0", "-d"])
+        .arg(&files)
+        .arg(&image)
+        .arg("12M")
+        .env("E2FSPROGS_FAKE_TIME", "1700000000")
+        .output()
+        .expect("mkfs.ext4 (e2fsprogs) runs");
+    assert!(mkfs.status.success(), "{}", String::from_utf8_lossy(&mkfs.stderr));
+    let bytes = std::fs::read(&image).unwrap();
+    let distinct = distinct_pages(&bytes);
+    let out = ditto(&["ingest", image.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["pages"], (bytes.len() / 4096) as u64);
+    assert!(r["backend"].as_str().unwrap().starts_with("verilator"), "{r}");
+    assert_eq!(r["unique_pages"], distinct as u64, "{r}");
+    assert_eq!((r["index_full_writes"].as_u64(), r["saturated_writes"].as_u64()), (Some(0), Some(0)), "{r}");
+    assert!(r["duplicate_pages"].as_u64().unwrap() > 1_000, "an ext4 image is mostly zero pages: {r}");
+}
+
+/// Hot content: 8,400 pages, nearly all zeros, on `cu` (its microcoded
+/// FTL): the zero page's copy saturates at 4,095 references and hands the
+/// index to a new copy, so three copies hold them all.
+#[test]
+fn ingest_of_hot_content_stores_ceil_n_over_4095_copies() {
+    let dir = temp_dir("hot");
+    let mut bytes = vec![0u8; 8_400 * 4096];
+    for (i, page) in bytes.chunks_mut(4096).enumerate().filter(|(i, _)| i % 1000 == 7) {
+        page[..8].copy_from_slice(&(i as u64 + 1).to_be_bytes());
+    }
+    let image = dir.join("hot.img");
+    std::fs::write(&image, &bytes).unwrap();
+    for backend in ["model", "verilator"] {
+        let out = ditto(&["ingest", image.to_str().unwrap(), "--config", "cu", "--backend", backend, "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let zeros = 8_400 - 9;
+        let copies = (zeros as u64).div_ceil(4095);
+        assert_eq!(copies, 3);
+        assert_eq!(r["unique_pages"], 9 + copies, "{backend}: {r}");
+        assert_eq!(r["saturated_writes"], copies - 1, "{backend}: {r}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("warning"), "no index is full: {err}");
+    }
+}
+
+/// A size past the configuration's limits is refused before any work, with
+/// the limit named; `ditto info` prints the limits.
+#[test]
+fn a_size_past_the_limits_is_refused_up_front_and_info_names_them() {
+    let out = ditto(&["serve", "--nbd", "127.0.0.1:1", "--size", "2G", "--backend", "model"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("holds at most 419328 pages"), "{err}");
+    let out = ditto(&["info", "--config", "cu", "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["index_entries"].as_u64(), v["max_devices"].as_u64()), (Some(4096), Some(8)), "{v}");
+    let out = ditto(&["info", "--config", "cu", "--backend", "serial:/dev/ttyUSB1"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("at most 4096 per device"));
 }

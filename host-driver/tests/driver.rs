@@ -11,9 +11,9 @@ use ditto_sim::ditto_core::Job;
 use ditto_sim::testkit::{rng, seed};
 use rand::Rng;
 
-fn store(name: &str, setup: &ditto_sim::ditto_core::CoreSetup) -> BackingStore {
-    let dir = std::env::temp_dir().join(format!("ditto-driver-test-{name}-{}", std::process::id()));
-    BackingStore::create(&dir, setup.geometry).unwrap()
+/// A store in a temporary folder, removed with the store.
+fn store(_name: &str, setup: &ditto_sim::ditto_core::CoreSetup) -> BackingStore {
+    BackingStore::temporary(setup.geometry).unwrap()
 }
 
 fn page(content: u32) -> Box<[u8; PAGE]> {

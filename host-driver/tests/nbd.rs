@@ -27,10 +27,9 @@ impl Drop for Server {
     }
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ditto-nbd-test-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder, removed when the guard drops (pass or fail).
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("ditto-nbd-test-{name}-")).tempdir().unwrap()
 }
 
 fn tool(name: &str) -> Command {
@@ -78,13 +77,13 @@ fn qemu_img_writes_an_image_onto_ditto_and_reads_it_back() {
         .collect();
     let mut image = block.repeat(6);
     image.resize(2 << 20, 0);
-    let path = dir.join("image.raw");
+    let path = dir.path().join("image.raw");
     std::fs::write(&path, &image).unwrap();
     let distinct: HashSet<&[u8]> = image.chunks(4096).collect();
 
-    let stats = dir.join("stats.json");
+    let stats = dir.path().join("stats.json");
     // The probe connection of `serve` counts as a client: three in all.
-    let (mut server, url) = serve("2M", 3, &stats, &dir.join("store"));
+    let (mut server, url) = serve("2M", 3, &stats, &dir.path().join("store"));
     let convert =
         tool("qemu-img").args(["convert", "-n", "-f", "raw", "-O", "raw"]).arg(&path).arg(&url).output().unwrap();
     assert!(convert.status.success(), "{}", String::from_utf8_lossy(&convert.stderr));
@@ -105,8 +104,8 @@ fn qemu_img_writes_an_image_onto_ditto_and_reads_it_back() {
 #[test]
 fn an_unaligned_write_is_read_modify_write() {
     let dir = temp("unaligned");
-    let stats = dir.join("stats.json");
-    let (_server, url) = serve("64K", 2, &stats, &dir.join("store"));
+    let stats = dir.path().join("stats.json");
+    let (_server, url) = serve("64K", 2, &stats, &dir.path().join("store"));
     // An unaligned write across a page boundary, read back. (qemu refuses a
     // write past the end on its own side; the raw client below shows the
     // server's answer.)
@@ -129,7 +128,7 @@ fn an_unaligned_write_is_read_modify_write() {
 fn requests_past_the_end_get_nbd_errors_and_the_server_keeps_serving() {
     use std::io::{Read, Write};
     let dir = temp("raw");
-    let (_server, url) = serve("64K", 2, &dir.join("stats.json"), &dir.join("store"));
+    let (_server, url) = serve("64K", 2, &dir.path().join("stats.json"), &dir.path().join("store"));
     let mut s = std::net::TcpStream::connect(url.trim_start_matches("nbd://")).unwrap();
     let mut hello = [0u8; 18];
     s.read_exact(&mut hello).unwrap();

@@ -4,7 +4,8 @@ use std::process::Command;
 
 #[test]
 fn ditto_synth_cu_meets_100_mhz_and_writes_report_and_bitstream() {
-    let out_dir = std::env::temp_dir().join(format!("ditto-synth-cu-{}", std::process::id()));
+    let out = tempfile::Builder::new().prefix("ditto-synth-cu-").tempdir().unwrap();
+    let out_dir = out.path();
     let out = Command::new(env!("CARGO_BIN_EXE_ditto"))
         .args(["synth", "--board", "alchitry-cu", "--config", "cu", "--out", out_dir.to_str().unwrap()])
         .env("RUST_BACKTRACE", "0")
@@ -41,5 +42,4 @@ fn ditto_synth_cu_meets_100_mhz_and_writes_report_and_bitstream() {
     assert!(verilog.contains("module top$core$ftl("), "the default build is the whole core, FTL controller included");
     let bitstream = std::fs::metadata(out_dir.join("ditto.bin")).unwrap();
     assert!(bitstream.len() > 100_000, "an HX8K bitstream is about 135 KB");
-    std::fs::remove_dir_all(out_dir).unwrap();
 }

@@ -2,8 +2,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::SynthError;
 use crate::stats::YosysStats;
@@ -118,37 +116,33 @@ fn broken_design_warnings(log: &str) -> Vec<String> {
 /// Fails with [`SynthError::ToolFailed`] (quoting yosys' errors) when yosys
 /// rejects the source, and with [`SynthError::DesignProblems`] when yosys
 /// warns about wires used without a driver, conflicting drivers or
-/// combinational loops. The work directory, under the system's temporary
-/// directory, is removed on success and kept on failure for its log.
+/// combinational loops. The work directory (a `tempfile` folder under the
+/// system's temporary directory) is removed on success; on a failure it is
+/// kept, because the error names the log in it.
 pub fn check_synthesizable(verilog_source: &str, top: &str) -> Result<YosysStats, SynthError> {
     validate_top(top)?;
     YOSYS.ensure_installed()?;
-    let work_dir = unique_temp_dir()?;
+    let work = tempfile::Builder::new()
+        .prefix("ditto-synth-")
+        .tempdir()
+        .map_err(|err| SynthError::io("could not create a work directory", err))?;
+    let work_dir = work.path();
     let verilog = work_dir.join("design.v");
     fs::write(&verilog, verilog_source)
         .map_err(|err| SynthError::io(format!("could not write {}", verilog.display()), err))?;
 
-    let synthesis = synthesize(&verilog, top, &work_dir, None)?;
-    if !synthesis.problems.is_empty() {
-        return Err(SynthError::DesignProblems { log_path: synthesis.log_path, problems: synthesis.problems });
+    let result = synthesize(&verilog, top, work_dir, None).and_then(|synthesis| {
+        if synthesis.problems.is_empty() {
+            Ok(synthesis.stats)
+        } else {
+            Err(SynthError::DesignProblems { log_path: synthesis.log_path, problems: synthesis.problems })
+        }
+    });
+    if result.is_err() {
+        // The error names the log in it: keep it for the reader.
+        let _ = work.keep();
     }
-    // Best effort: a leftover directory in the temporary folder is harmless.
-    let _ = fs::remove_dir_all(&work_dir);
-    Ok(synthesis.stats)
-}
-
-/// A new, empty directory under the system's temporary directory.
-fn unique_temp_dir() -> Result<PathBuf, SynthError> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let dir = std::env::temp_dir().join(format!(
-        "ditto-synth-{}-{}-{nanos}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    fs::create_dir_all(&dir)
-        .map_err(|err| SynthError::io(format!("could not create work directory {}", dir.display()), err))?;
-    Ok(dir)
+    result
 }
 
 #[cfg(test)]

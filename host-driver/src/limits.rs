@@ -1,0 +1,155 @@
+//! What each configuration can hold, stated once: `ditto info` prints it,
+//! and the commands check a size against it before any work starts.
+use crate::driver::{board_setup, DriverError, MAX_PAGES_PER_DEVICE};
+use ditto_hw::Config;
+use serde::Serialize;
+
+/// Most devices (SSDs) a core serves: three key bits in device-local mode.
+pub const MAX_DEVICES: u32 = 8;
+
+/// A configuration's limits, through one backend.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    pub config: String,
+    pub backend: String,
+    /// Fingerprints the index holds; a page whose bucket is full is stored
+    /// unshared (not an error: the report counts it).
+    pub index_entries: u64,
+    /// A page's reference-count limit; one more duplicate is stored as a
+    /// new copy, which later duplicates share.
+    pub refcount_max: u32,
+    /// Most devices.
+    pub max_devices: u32,
+    /// Most logical pages a device of `max_devices` devices may have (the
+    /// size a command accepts; per device, [`Limits::max_pages_per_device`]).
+    pub max_logical_pages: u64,
+    /// Most logical pages per device (what the flash geometry holds, with
+    /// its reserve and spare).
+    pub max_pages_per_device: u64,
+    /// Physical pages per device at the largest geometry (8,192 blocks of 64).
+    pub physical_pages_per_device: u64,
+}
+
+impl Limits {
+    /// The limits of `config` through `backend` (a board's are its own).
+    pub fn of(config: &Config, backend: &str) -> Result<Limits, DriverError> {
+        let mut limits = Limits {
+            config: config.name.into(),
+            backend: backend.into(),
+            index_entries: config.index_entries() as u64,
+            refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
+            max_devices: MAX_DEVICES,
+            max_logical_pages: MAX_PAGES_PER_DEVICE * MAX_DEVICES as u64,
+            max_pages_per_device: MAX_PAGES_PER_DEVICE,
+            physical_pages_per_device: 8_192 * 64,
+        };
+        if let Some(board) = board_setup(backend, config)? {
+            let g = board.geometry;
+            limits.refcount_max = board.refcount_max;
+            limits.max_devices = g.devices;
+            limits.max_logical_pages = board.lpas as u64;
+            limits.max_pages_per_device = board.lpas.div_ceil(g.devices) as u64;
+            limits.physical_pages_per_device = g.pages_per_device() as u64;
+        }
+        Ok(limits)
+    }
+
+    /// Refuses a device of `pages` logical pages on `devices` devices that
+    /// these limits cannot hold, naming the limit.
+    pub fn check(&self, pages: u64, devices: u32) -> Result<(), DriverError> {
+        let which = format!("--config {} --backend {}", self.config, self.backend);
+        if devices == 0 || devices > self.max_devices || !devices.is_power_of_two() {
+            return Err(DriverError::Limit(format!(
+                "{devices} devices: {which} serves 1 to {} device{}, a power of two",
+                self.max_devices,
+                if self.max_devices == 1 { "" } else { "s" }
+            )));
+        }
+        let per_device = pages.div_ceil(devices as u64);
+        if per_device > self.max_pages_per_device {
+            return Err(DriverError::Limit(format!(
+                "{pages} pages ({} MiB) on {devices} device(s): {which} holds at most {} pages ({} MiB) per device, \
+                 {} pages on {} devices (see `ditto info --config {}`)",
+                pages / 256,
+                self.max_pages_per_device,
+                self.max_pages_per_device / 256,
+                self.max_pages_per_device * self.max_devices as u64,
+                self.max_devices,
+                self.config
+            )));
+        }
+        Ok(())
+    }
+
+    /// For `pages` of data that may not all fit the index: what to do, if
+    /// anything (the configuration whose index would hold them).
+    pub fn index_hint(&self, pages: u64) -> Option<String> {
+        if pages <= self.index_entries {
+            return None;
+        }
+        let bigger =
+            ditto_hw::CONFIGS.iter().filter(|c| c.index_entries() as u64 >= pages).min_by_key(|c| c.index_entries());
+        Some(match bigger {
+            Some(c) => format!(
+                "the `{}` index holds {} fingerprints, fewer than the {pages} pages written: pages whose bucket is \
+                 full are stored unshared; `--config {}` ({} fingerprints) would hold them",
+                self.config,
+                self.index_entries,
+                c.name,
+                c.index_entries()
+            ),
+            None => format!(
+                "the `{}` index holds {} fingerprints, fewer than the {pages} pages written, and no configuration's \
+                 index holds that many: pages whose bucket is full are stored unshared",
+                self.config, self.index_entries
+            ),
+        })
+    }
+
+    /// The limits as text, a line each.
+    pub fn lines(&self) -> Vec<String> {
+        vec![
+            format!("config             {} (backend {})", self.config, self.backend),
+            format!("index entries      {} (a full bucket stores the page unshared)", self.index_entries),
+            format!("reference count    at most {} per copy (then a new copy takes over)", self.refcount_max),
+            format!("devices            1 to {} (a power of two)", self.max_devices),
+            format!(
+                "logical pages      at most {} per device ({} MiB), {} in all ({} MiB)",
+                self.max_pages_per_device,
+                self.max_pages_per_device / 256,
+                self.max_logical_pages,
+                self.max_logical_pages / 256
+            ),
+            format!("physical pages     {} per device", self.physical_pages_per_device),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ditto_hw::config::{CU, LARGE};
+
+    #[test]
+    fn a_size_past_the_limit_is_refused_naming_it() {
+        let l = Limits::of(&LARGE, "verilator").unwrap();
+        l.check(l.max_pages_per_device, 1).unwrap();
+        l.check(l.max_logical_pages, 8).unwrap();
+        let e = l.check(l.max_pages_per_device + 1, 1).unwrap_err().to_string();
+        assert!(e.contains("at most 419328 pages"), "{e}");
+        assert!(l.check(16, 3).is_err() && l.check(16, 16).is_err() && l.check(16, 0).is_err());
+        // The board serves its own 4,096 pages on one device.
+        let board = Limits::of(&CU, "serial:/dev/null").unwrap();
+        board.check(4_096, 1).unwrap();
+        assert!(board.check(4_097, 1).is_err() && board.check(16, 2).is_err());
+        assert!(Limits::of(&LARGE, "board-cosim").is_err(), "the board is a cu");
+    }
+
+    #[test]
+    fn the_index_hint_names_the_config_that_would_hold_the_data() {
+        let cu = Limits::of(&CU, "verilator").unwrap();
+        assert_eq!(cu.index_hint(4_096), None);
+        assert!(cu.index_hint(5_000).unwrap().contains("`--config large` (32768 fingerprints)"));
+        assert!(cu.index_hint(1 << 20).unwrap().contains("no configuration"));
+    }
+}
