@@ -34,6 +34,7 @@
 //!   until the next command (a host's batch runs back to back); the next
 //!   command without it releases the hold.
 //! - The geometry (`cfg_*` of the core) is fixed by the [`BoardSetup`].
+use super::crc32::Crc32Byte;
 use super::uart::{UartRx, UartTx};
 use crate::ftl::ditto_core::DittoCoreMicro;
 use crate::ftl::flash::Geometry;
@@ -126,8 +127,14 @@ pub struct CoreBoardTop<
     rx_tag: DFF<Bits<8>>,
     rx_len: DFF<Bits<13>>,
     rx_count: DFF<Bits<13>>,
-    rx_crc: DFF<Bits<16>>,
-    rx_crc_hi: DFF<Bits<8>>,
+    /// The CRC-32 over the frame so far (its own four bytes included, a
+    /// good frame's ends at 0).
+    rx_crc: DFF<Bits<32>>,
+    /// CRC bytes still to come after the one in hand, in state 6.
+    rx_crc_left: DFF<Bits<2>>,
+    /// The frame's last byte was taken a clock ago (its CRC is in
+    /// `rx_crc`): `rx_done` and `rx_good` follow from flip-flops.
+    rx_last: DFF<Bit>,
     rx_shift: DFF<Bits<192>>,
     rx_gap: DFF<Bits<24>>,
     rx_page: DFF<Bit>,
@@ -216,7 +223,9 @@ pub struct CoreBoardTop<
     /// bytes, which do not need it), so each byte multiplexer below is a
     /// flat AND-OR of flip-flops, with no index decoder in front.
     tx_at: DFF<Bits<27>>,
-    tx_crc: DFF<Bits<16>>,
+    /// The CRC-32 of the frame on its way out; its four bytes leave from
+    /// the top, shifted a byte on each.
+    tx_crc: DFF<Bits<32>>,
     tx_data: DFF<Bits<8>>,
     /// The byte on offer moves through two stages after `tx_index` changes
     /// (`tx_b_*`: each kind's byte at the index; `tx_pre`: the frame's
@@ -234,8 +243,9 @@ pub struct CoreBoardTop<
     tx_fresh_a: DFF<Bit>,
     tx_fresh_b: DFF<Bit>,
     tx_fresh: DFF<Bit>,
-    tx_at_crc_hi: DFF<Bit>,
-    tx_at_crc_lo: DFF<Bit>,
+    /// `tx_index` is at one of the CRC's bytes, and at its last.
+    tx_in_crc: DFF<Bit>,
+    tx_at_crc_last: DFF<Bit>,
     tx_is_e: DFF<Bit>,
     tx_is_m: DFF<Bit>,
     tx_is_n: DFF<Bit>,
@@ -243,16 +253,19 @@ pub struct CoreBoardTop<
     tx_is_r: DFF<Bit>,
     tx_is_v: DFF<Bit>,
     tx_is_w: DFF<Bit>,
-    tx_crc_hi_at: DFF<Bits<5>>,
-    tx_crc_lo_at: DFF<Bits<5>>,
+    tx_crc_at: DFF<Bits<5>>,
+    tx_crc_last_at: DFF<Bits<5>>,
     tx_is_req: DFF<Bit>,
     heartbeat: DFF<Bits<26>>,
     responses_sent: DFF<Bits<4>>,
     framing_seen: DFF<Bit>,
     link_error_seen: DFF<Bit>,
     rx_byte: Signal<Local, Bits<8>>,
-    rx_crc_next: Signal<Local, Bits<16>>,
-    tx_crc_next: Signal<Local, Bits<16>>,
+    rx_crc_next: Signal<Local, Bits<32>>,
+    tx_crc_next: Signal<Local, Bits<32>>,
+    /// One CRC-32 byte step each for the receiver and the transmitter.
+    rx_crc32: Crc32Byte,
+    tx_crc32: Crc32Byte,
     /// All ones when the frame on its way out is of that kind (`q|w`, `m|n`:
     /// either), for the byte multiplexer.
     m_r: Signal<Local, Bits<8>>,
@@ -275,10 +288,6 @@ pub struct CoreBoardTop<
     hdr_page: Signal<Local, Bit>,
     hdr_payload: Signal<Local, Bit>,
     hdr_empty: Signal<Local, Bit>,
-    crc_x1: Signal<Local, Bits<16>>,
-    crc_x2: Signal<Local, Bits<16>>,
-    tcrc_x1: Signal<Local, Bits<16>>,
-    tcrc_x2: Signal<Local, Bits<16>>,
     k_dev_bits: Constant<Bits<2>>,
     k_block_bits: Constant<Bits<4>>,
     k_page_bits: Constant<Bits<4>>,
@@ -330,7 +339,8 @@ impl<
             rx_len: Default::default(),
             rx_count: Default::default(),
             rx_crc: Default::default(),
-            rx_crc_hi: Default::default(),
+            rx_crc_left: Default::default(),
+            rx_last: Default::default(),
             rx_shift: Default::default(),
             rx_gap: Default::default(),
             rx_page: Default::default(),
@@ -408,8 +418,8 @@ impl<
             tx_fresh_a: Default::default(),
             tx_fresh_b: Default::default(),
             tx_fresh: Default::default(),
-            tx_at_crc_hi: Default::default(),
-            tx_at_crc_lo: Default::default(),
+            tx_in_crc: Default::default(),
+            tx_at_crc_last: Default::default(),
             tx_is_e: Default::default(),
             tx_is_m: Default::default(),
             tx_is_n: Default::default(),
@@ -417,8 +427,8 @@ impl<
             tx_is_r: Default::default(),
             tx_is_v: Default::default(),
             tx_is_w: Default::default(),
-            tx_crc_hi_at: Default::default(),
-            tx_crc_lo_at: Default::default(),
+            tx_crc_at: Default::default(),
+            tx_crc_last_at: Default::default(),
             tx_is_req: Default::default(),
             heartbeat: Default::default(),
             responses_sent: Default::default(),
@@ -427,6 +437,8 @@ impl<
             rx_byte: Default::default(),
             rx_crc_next: Default::default(),
             tx_crc_next: Default::default(),
+            rx_crc32: Default::default(),
+            tx_crc32: Default::default(),
             m_r: Default::default(),
             m_v: Default::default(),
             m_qw: Default::default(),
@@ -446,10 +458,6 @@ impl<
             hdr_page: Default::default(),
             hdr_payload: Default::default(),
             hdr_empty: Default::default(),
-            crc_x1: Default::default(),
-            crc_x2: Default::default(),
-            tcrc_x1: Default::default(),
-            tcrc_x2: Default::default(),
             k_dev_bits: Constant::new(bits::<2>(BoardSetup::log2(g.devices, "devices"))),
             k_block_bits: Constant::new(bits::<4>(BoardSetup::log2(g.blocks_per_device, "blocks per device"))),
             k_page_bits: Constant::new(bits::<4>(BoardSetup::log2(g.pages_per_block, "pages per block"))),
@@ -490,7 +498,8 @@ impl<
             rx_len,
             rx_count,
             rx_crc,
-            rx_crc_hi,
+            rx_crc_left,
+            rx_last,
             rx_shift,
             rx_gap,
             rx_page,
@@ -568,8 +577,8 @@ impl<
             tx_fresh_a,
             tx_fresh_b,
             tx_fresh,
-            tx_at_crc_hi,
-            tx_at_crc_lo,
+            tx_in_crc,
+            tx_at_crc_last,
             tx_is_e,
             tx_is_m,
             tx_is_n,
@@ -577,8 +586,8 @@ impl<
             tx_is_r,
             tx_is_v,
             tx_is_w,
-            tx_crc_hi_at,
-            tx_crc_lo_at,
+            tx_crc_at,
+            tx_crc_last_at,
             tx_is_req,
             heartbeat,
             responses_sent,
@@ -682,17 +691,23 @@ impl<
         self.raise_code.next = 0.into();
         self.local_rsp.next = false;
         // States: 0 hunt, 1 kind, 2 tag, 3 length high, 4 length low,
-        // 5 payload, 6 CRC high, 7 CRC low, 8 padding an abandoned page.
+        // 5 payload, 6 the CRC's first three bytes, 7 its last, 8 padding an
+        // abandoned page.
         self.rx_byte.next = self.uart_rx.data.val();
         self.uart_rx.rx.next = self.usb_rx.val();
         if self.uart_rx.framing_error.val() {
             self.framing_seen.d.next = true;
         }
-        // CRC-16/CCITT-FALSE, one byte per step.
-        self.crc_x1.next = ((self.rx_crc.q.val() >> 8) ^ bit_cast::<16, 8>(self.rx_byte.val())) & 0xff;
-        self.crc_x2.next = self.crc_x1.val() ^ (self.crc_x1.val() >> 4);
-        self.rx_crc_next.next =
-            (self.rx_crc.q.val() << 8) ^ (self.crc_x2.val() << 12) ^ (self.crc_x2.val() << 5) ^ self.crc_x2.val();
+        // CRC-32/MPEG-2, one byte per step (the CRC's own bytes too).
+        self.rx_crc32.crc.next = self.rx_crc.q.val();
+        self.rx_crc32.data_in.next = self.rx_byte.val();
+        self.rx_crc_next.next = self.rx_crc32.crc_out.val();
+        // A frame's last byte: done a clock later, its CRC from flip-flops.
+        self.rx_last.d.next = false;
+        self.rx_good.d.next = self.rx_crc.q.val() == 0;
+        if self.rx_state.q.val() != 6 {
+            self.rx_crc_left.d.next = 2.into();
+        }
         self.page_frame.d.next = self.rx_len.q.val() == 4120;
         self.word_end.d.next = self.byte_in_word.q.val() == 3;
         self.page_full.d.next = self.page_words.q.val() == 1024;
@@ -716,7 +731,7 @@ impl<
                     | (self.rx_is_d.q.val() & (self.rx_byte.val() == 8))));
         self.hdr_empty.next =
             (self.rx_is_k.q.val() | self.rx_is_a.q.val()) & (self.rx_len.q.val() == 0) & (self.rx_byte.val() == 0);
-        self.rx_done.d.next = false;
+        self.rx_done.d.next = self.rx_last.q.val();
         if (self.rx_state.q.val() == 0) | (self.rx_state.q.val() == 8) | self.uart_rx.valid.val() {
             self.rx_gap.d.next = 0.into();
         } else {
@@ -727,7 +742,7 @@ impl<
                 0 => {
                     if self.rx_byte.val() == 0xa5 {
                         self.rx_state.d.next = 1.into();
-                        self.rx_crc.d.next = 0xffff.into();
+                        self.rx_crc.d.next = 0xffff_ffff_u64.into();
                         // Nothing of this frame is in the lane yet (an
                         // abandoned header must not pad the last frame's page).
                         self.rx_page.d.next = false;
@@ -789,15 +804,18 @@ impl<
                     }
                 }
                 6 => {
-                    self.rx_crc_hi.d.next = self.rx_byte.val();
-                    self.rx_state.d.next = 7.into();
+                    // The CRC's first three bytes.
+                    self.rx_crc.d.next = self.rx_crc_next.val();
+                    self.rx_crc_left.d.next = self.rx_crc_left.q.val() - 1;
+                    if self.rx_crc_left.q.val() == 0 {
+                        self.rx_state.d.next = 7.into();
+                    }
                 }
                 7 => {
+                    // Its last: the frame is complete.
+                    self.rx_crc.d.next = self.rx_crc_next.val();
                     self.rx_state.d.next = 0.into();
-                    self.rx_done.d.next = true;
-                    self.rx_good.d.next = ((bit_cast::<16, 8>(self.rx_crc_hi.q.val()) << 8)
-                        | bit_cast::<16, 8>(self.rx_byte.val()))
-                        == self.rx_crc.q.val();
+                    self.rx_last.d.next = true;
                 }
                 _ => {}
             }
@@ -964,17 +982,16 @@ impl<
         }
 
         // --- Transmitter: errors, then responses, then requests ------------
-        self.tcrc_x1.next = ((self.tx_crc.q.val() >> 8) ^ bit_cast::<16, 8>(self.tx_data.q.val())) & 0xff;
-        self.tcrc_x2.next = self.tcrc_x1.val() ^ (self.tcrc_x1.val() >> 4);
-        self.tx_crc_next.next =
-            (self.tx_crc.q.val() << 8) ^ (self.tcrc_x2.val() << 12) ^ (self.tcrc_x2.val() << 5) ^ self.tcrc_x2.val();
+        self.tx_crc32.crc.next = self.tx_crc.q.val();
+        self.tx_crc32.data_in.next = self.tx_data.q.val();
+        self.tx_crc_next.next = self.tx_crc32.crc_out.val();
         // `tx_fresh` implies a frame under way (both clear on its last byte).
         self.uart_tx.valid.next = self.tx_fresh.q.val();
         self.tx_accept.next = self.uart_tx.valid.val() & self.uart_tx.ready.val();
         // Registered: `tx_index` changed at least two clocks before the next
         // accept. The low CRC byte is the frame's last.
-        self.tx_at_crc_hi.d.next = self.tx_index.q.val() == self.tx_crc_hi_at.q.val();
-        self.tx_at_crc_lo.d.next = self.tx_index.q.val() == self.tx_crc_lo_at.q.val();
+        self.tx_in_crc.d.next = self.tx_index.q.val() >= self.tx_crc_at.q.val();
+        self.tx_at_crc_last.d.next = self.tx_index.q.val() == self.tx_crc_last_at.q.val();
         self.tx_fresh_a.d.next = self.tx_busy.q.val();
         // A request may go out: registered, with the live `complete` and
         // `rx_done` (an answer being taken) checked as it starts.
@@ -984,7 +1001,7 @@ impl<
         if !self.tx_busy.q.val() {
             self.tx_index.d.next = 0.into();
             self.tx_at.d.next = 1.into();
-            self.tx_crc.d.next = 0xffff.into();
+            self.tx_crc.d.next = 0xffff_ffff_u64.into();
             if self.err_pending.q.val() {
                 self.tx_kind.d.next = 0x45.into();
                 self.tx_busy.d.next = true;
@@ -1024,10 +1041,13 @@ impl<
             self.tx_fresh_a.d.next = false;
             self.tx_fresh_b.d.next = false;
             self.tx_fresh.d.next = false;
-            if (self.tx_index.q.val() != 0) & (self.tx_index.q.val() < self.tx_crc_hi_at.q.val()) {
+            if self.tx_in_crc.q.val() {
+                // A CRC byte left: the next one to the top.
+                self.tx_crc.d.next = self.tx_crc.q.val() << 8;
+            } else if self.tx_index.q.val() != 0 {
                 self.tx_crc.d.next = self.tx_crc_next.val();
             }
-            if self.tx_at_crc_lo.q.val() {
+            if self.tx_at_crc_last.q.val() {
                 self.tx_kind.d.next = 0.into();
                 self.tx_busy.d.next = false;
                 self.tx_is_req.d.next = false;
@@ -1050,8 +1070,8 @@ impl<
         self.tx_is_r.d.next = self.tx_kind.q.val() == 0x52;
         self.tx_is_v.d.next = self.tx_kind.q.val() == 0x56;
         self.tx_is_w.d.next = self.tx_kind.q.val() == 0x57;
-        self.tx_crc_hi_at.d.next = self.tx_len.q.val() + 5;
-        self.tx_crc_lo_at.d.next = self.tx_len.q.val() + 6;
+        self.tx_crc_at.d.next = self.tx_len.q.val() + 5;
+        self.tx_crc_last_at.d.next = self.tx_len.q.val() + 8;
         // The byte at `tx_index`, in two registered steps: each kind's byte
         // at the index (`tx_b_*`: an AND-OR on the one-hot index alone), then
         // those masked by the frame's (one-hot) kind and ORed, a flat AND-OR.
@@ -1153,10 +1173,8 @@ impl<
         // The byte on offer: offered three clocks after its index is steady
         // (the CRC, counted as the last payload byte was accepted, is steady
         // by then).
-        if self.tx_at_crc_hi.q.val() {
-            self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(8);
-        } else if self.tx_at_crc_lo.q.val() {
-            self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(0);
+        if self.tx_in_crc.q.val() {
+            self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(24);
         } else {
             self.tx_data.d.next = self.tx_pre.q.val();
         }

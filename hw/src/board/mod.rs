@@ -1,5 +1,6 @@
 //! Board-level wrappers: the UART link and the tops that the pin files name.
 pub mod core_top;
+pub mod crc32;
 pub mod protocol;
 pub mod top;
 pub mod uart;

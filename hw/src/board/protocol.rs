@@ -2,9 +2,13 @@
 //! [`CoreBoardTop`](super::CoreBoardTop) speaks over the USB UART, and what
 //! the host driver and the cosimulation tests speak to it.
 //!
-//! Every frame, both ways: `SYNC kind tag len_hi len_lo payload[len] crc_hi
-//! crc_lo`. The CRC is CRC-16/CCITT-FALSE (polynomial 0x1021, initial value
-//! 0xFFFF) over `kind` to the end of the payload. Multi-byte fields are
+//! Every frame, both ways: `SYNC kind tag len_hi len_lo payload[len]
+//! crc[4]`. The CRC is CRC-32/MPEG-2 (Ethernet's polynomial 0x04C11DB7,
+//! most significant bit first, initial value 0xFFFFFFFF, no final XOR) over
+//! `kind` to the end of the payload, sent big-endian: over a whole frame,
+//! CRC included, it leaves 0. It detects every error of up to three bits in
+//! frames as long as a `WRITE`'s 33,000 bits (a CRC-16 misses two-bit
+//! errors 32,767 bits apart, its period). Multi-byte fields are
 //! big-endian. A receiver hunts for `SYNC`, checks that the kind is known and
 //! the length is the kind's, and then the CRC; on any failure it drops what
 //! it has and hunts again, so it resynchronises after garbage or a lost
@@ -98,16 +102,24 @@ pub fn payload_lens(frame_kind: u8, from_host: bool) -> Option<&'static [usize]>
     })
 }
 
-/// One CRC-16/CCITT-FALSE step over a byte (the hardware does the same).
-pub fn crc16_update(crc: u16, byte: u8) -> u16 {
-    let mut x = ((crc >> 8) ^ byte as u16) & 0xff;
-    x ^= x >> 4;
-    (crc << 8) ^ (x << 12) ^ (x << 5) ^ x
+/// The CRC's polynomial (IEEE 802.3), most significant bit first.
+pub const CRC32_POLY: u32 = 0x04C1_1DB7;
+/// Bytes of the CRC at a frame's end.
+pub const CRC_BYTES: usize = 4;
+
+/// One CRC-32/MPEG-2 step over a byte, a bit at a time from the most
+/// significant (the hardware unrolls the same eight steps).
+pub fn crc32_update(crc: u32, byte: u8) -> u32 {
+    let mut crc = crc ^ ((byte as u32) << 24);
+    for _ in 0..8 {
+        crc = if crc & 0x8000_0000 != 0 { (crc << 1) ^ CRC32_POLY } else { crc << 1 };
+    }
+    crc
 }
 
-/// CRC-16/CCITT-FALSE of `bytes`.
-pub fn crc16(bytes: &[u8]) -> u16 {
-    bytes.iter().fold(0xffff, |crc, &b| crc16_update(crc, b))
+/// CRC-32/MPEG-2 of `bytes`.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0xffff_ffff, |crc, &b| crc32_update(crc, b))
 }
 
 /// One frame.
@@ -126,10 +138,10 @@ impl Frame {
     /// The frame's bytes on the wire.
     pub fn encode(&self) -> Vec<u8> {
         let len = self.payload.len() as u16;
-        let mut out = Vec::with_capacity(self.payload.len() + 7);
+        let mut out = Vec::with_capacity(self.payload.len() + 5 + CRC_BYTES);
         out.extend_from_slice(&[SYNC, self.kind, self.tag, (len >> 8) as u8, len as u8]);
         out.extend_from_slice(&self.payload);
-        let crc = crc16(&out[1..]);
+        let crc = crc32(&out[1..]);
         out.extend_from_slice(&crc.to_be_bytes());
         out
     }
@@ -169,8 +181,8 @@ enum RxState {
     LenHi,
     LenLo,
     Payload,
-    CrcHi,
-    CrcLo,
+    /// The CRC's bytes; the count taken so far.
+    Crc(usize),
 }
 
 /// A byte-at-a-time frame receiver with the board's rules (hunt for `SYNC`,
@@ -182,7 +194,8 @@ pub struct Deframer {
     tag: u8,
     len: usize,
     payload: Vec<u8>,
-    crc_hi: u8,
+    /// The CRC over what has arrived since `SYNC`.
+    crc: u32,
     /// Bytes skipped while hunting for `SYNC`.
     pub skipped: u64,
 }
@@ -190,16 +203,7 @@ pub struct Deframer {
 impl Deframer {
     /// A receiver of frames sent by the host (`from_host`) or by the board.
     pub fn new(from_host: bool) -> Self {
-        Deframer {
-            from_host,
-            state: RxState::Hunt,
-            kind: 0,
-            tag: 0,
-            len: 0,
-            payload: Vec::new(),
-            crc_hi: 0,
-            skipped: 0,
-        }
+        Deframer { from_host, state: RxState::Hunt, kind: 0, tag: 0, len: 0, payload: Vec::new(), crc: 0, skipped: 0 }
     }
 
     /// True between a frame's `SYNC` and its last byte.
@@ -214,10 +218,14 @@ impl Deframer {
 
     /// Takes one byte; returns a frame (or why one was dropped) when one ends.
     pub fn push(&mut self, byte: u8) -> Option<Result<Frame, FrameError>> {
+        if self.state != RxState::Hunt {
+            self.crc = crc32_update(self.crc, byte);
+        }
         match self.state {
             RxState::Hunt => {
                 if byte == SYNC {
                     self.state = RxState::Kind;
+                    self.crc = 0xffff_ffff;
                 } else {
                     self.skipped += 1;
                 }
@@ -241,23 +249,19 @@ impl Deframer {
                     return Some(Err(FrameError::Header { kind: self.kind, len: self.len }));
                 }
                 self.payload.clear();
-                self.state = if self.len == 0 { RxState::CrcHi } else { RxState::Payload };
+                self.state = if self.len == 0 { RxState::Crc(0) } else { RxState::Payload };
             }
             RxState::Payload => {
                 self.payload.push(byte);
                 if self.payload.len() == self.len {
-                    self.state = RxState::CrcHi;
+                    self.state = RxState::Crc(0);
                 }
             }
-            RxState::CrcHi => {
-                self.crc_hi = byte;
-                self.state = RxState::CrcLo;
-            }
-            RxState::CrcLo => {
+            RxState::Crc(n) if n + 1 < CRC_BYTES => self.state = RxState::Crc(n + 1),
+            RxState::Crc(_) => {
                 self.state = RxState::Hunt;
-                let mut covered = vec![self.kind, self.tag, (self.len >> 8) as u8, self.len as u8];
-                covered.extend_from_slice(&self.payload);
-                if crc16(&covered) != u16::from_be_bytes([self.crc_hi, byte]) {
+                // The CRC's own bytes bring a good frame's CRC to 0.
+                if self.crc != 0 {
                     return Some(Err(FrameError::Checksum { kind: self.kind as char, tag: self.tag }));
                 }
                 return Some(Ok(Frame::new(self.kind, self.tag, std::mem::take(&mut self.payload))));
@@ -272,9 +276,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn crc16_is_ccitt_false() {
-        // The standard check value of CRC-16/CCITT-FALSE.
-        assert_eq!(crc16(b"123456789"), 0x29b1);
+    fn crc32_is_mpeg2() {
+        // The standard check value of CRC-32/MPEG-2.
+        assert_eq!(crc32(b"123456789"), 0x0376_e6e7);
+    }
+
+    /// CRC-16/CCITT-FALSE, the link's CRC before: kept here to show the
+    /// error it missed.
+    fn crc16(bytes: &[u8]) -> u16 {
+        bytes.iter().fold(0xffff, |crc: u16, &b| {
+            let mut x = ((crc >> 8) ^ b as u16) & 0xff;
+            x ^= x >> 4;
+            (crc << 8) ^ (x << 12) ^ (x << 5) ^ x
+        })
+    }
+
+    /// Once a bug: a CRC-16 has period 32,767, so two flipped bits 32,767
+    /// apart in a 32,992-bit `WRITE` frame left it unchanged.
+    #[test]
+    fn two_bit_errors_32767_bits_apart_in_a_write_frame_are_caught() {
+        let page: [u8; 4096] = core::array::from_fn(|i| (i * 7 % 251) as u8);
+        let wire = Frame::command(0, 9, 77, &[3; 20], Some(&page)).encode();
+        let covered = 8 * (wire.len() - 1 - CRC_BYTES);
+        assert!(covered > 32_767 + 100);
+        let flip = |bytes: &mut [u8], bit: usize| bytes[1 + bit / 8] ^= 0x80 >> (bit % 8);
+        // Past the header (kind, tag, length: bits 0..32), which is checked on its own.
+        for first in [32, 45, 200, covered - 32_768] {
+            let mut bad = wire.clone();
+            flip(&mut bad, first);
+            flip(&mut bad, first + 32_767);
+            let body = &bad[1..bad.len() - CRC_BYTES];
+            assert_eq!(crc16(body), crc16(&wire[1..wire.len() - CRC_BYTES]), "the old CRC-16 misses it");
+            let mut rx = Deframer::new(true);
+            let got: Vec<_> = bad.iter().filter_map(|&b| rx.push(b)).collect();
+            assert_eq!(got, vec![Err(FrameError::Checksum { kind: 'C', tag: 9 })], "bits {first} and +32767");
+        }
     }
 
     #[test]
