@@ -179,6 +179,9 @@ impl CosimTransport {
             .map_err(|e| DriverError::Core(e.to_string()))?;
         let mut sim = CoreSim::attach(Box::new(model), config, setup).map_err(|e| DriverError::Core(e.to_string()))?;
         sim.set_table_checks(false);
+        // The whole-state checks scan the device: at flushes, not after
+        // every request (each response is still checked as it comes).
+        sim.set_checks_after_each_run(false);
         sim.set_drain_cleaner(true);
         let golden = sim.golden();
         Ok(CosimTransport { sim, golden, cycles: 0 })
@@ -191,6 +194,9 @@ impl Transport for CosimTransport {
             .sim
             .run_checked(&mut self.golden, jobs, HostTraffic::FULL_SPEED)
             .map_err(|e| DriverError::Core(e.to_string()))?;
+        if jobs.iter().any(|j| j.cmd.op == Op::Sync as u8) {
+            self.sim.check_state(&self.golden).map_err(|e| DriverError::Core(e.to_string()))?;
+        }
         self.cycles += run.cycles;
         Ok(run.responses.into_iter().zip(run.moves).collect())
     }

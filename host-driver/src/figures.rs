@@ -3,6 +3,7 @@
 //! between the README's figure markers. No figure is typed in by hand.
 use crate::bench::{HasherBench, IndexBench, IndexCapacity};
 use crate::core_bench::CoreBench;
+use crate::fio_bench::FioBench;
 use ditto_synth::FlowReport;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -56,6 +57,7 @@ pub fn render(
     index: &[IndexBench],
     capacity: &IndexCapacity,
     core: &[CoreBench],
+    fio: &[FioBench],
 ) -> String {
     let mut md = String::new();
     writeln!(md, "{BEGIN}").unwrap();
@@ -102,8 +104,38 @@ pub fn render(
     writeln!(md, "\nTools: {}; {}.\n", interim.yosys_version.trim(), interim.nextpnr_version.trim()).unwrap();
     render_index(&mut md, index, capacity);
     render_core(&mut md, core);
+    render_fio(&mut md, fio);
     write!(md, "{END}").unwrap();
     md
+}
+
+fn render_fio(md: &mut String, runs: &[FioBench]) {
+    let Some(first) = runs.first() else { return };
+    writeln!(
+        md,
+        "
+A real client: fio's `nbd` engine against `ditto serve` (`ditto bench fio`: a {} MiB `{}` device, 4 KiB requests one at a time, {} s per job; wall-clock figures of this machine):\n",
+        first.device_bytes >> 20,
+        first.config,
+        first.seconds
+    )
+    .unwrap();
+    writeln!(md, "| backend | random write IOPS | mean write latency | random read IOPS | mean read latency |")
+        .unwrap();
+    writeln!(md, "|---|---|---|---|---|").unwrap();
+    for r in runs {
+        writeln!(
+            md,
+            "| `{}` | {:.0} | {:.1} ms | {:.0} | {:.2} ms |",
+            r.backend,
+            r.randwrite_iops,
+            r.randwrite_lat_us / 1e3,
+            r.randread_iops,
+            r.randread_lat_us / 1e3
+        )
+        .unwrap();
+    }
+    writeln!(md).unwrap();
 }
 
 fn render_index(md: &mut String, runs: &[IndexBench], capacity: &IndexCapacity) {

@@ -7,6 +7,7 @@ pub mod core_bench;
 pub mod driver;
 mod error;
 pub mod figures;
+pub mod fio_bench;
 pub mod hash;
 pub mod ingest;
 pub mod limits;

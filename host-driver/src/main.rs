@@ -137,8 +137,8 @@ enum Command {
     /// Markdown, or write them into the figure block of a file with
     /// `--update README.md`: the hasher benchmark of every configuration,
     /// three Cu syntheses (whole-core board top, interim top, hasher alone),
-    /// the index throughput and capacity benchmarks and the whole-core
-    /// benchmark (about a quarter of an hour).
+    /// the index throughput and capacity benchmarks, the whole-core
+    /// benchmark and fio against `ditto serve` (about 20 minutes).
     Figures {
         /// Replace the figure block of this Markdown file.
         #[arg(long)]
@@ -232,6 +232,23 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// fio's 4 KiB random-write and random-read IOPS (one request at a time)
+    /// against `ditto serve`, for the model and the cosimulated core
+    /// (wall-clock figures: they depend on the machine).
+    Fio {
+        /// The configuration served.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// Device size in bytes.
+        #[arg(long, default_value_t = 16 << 20)]
+        size: u64,
+        /// Seconds per fio job.
+        #[arg(long, default_value_t = 10)]
+        seconds: u32,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// SVG plots: hasher cycles per page against lanes, index throughput
     /// against FSMs, dedup ratio against index size.
     Plots {
@@ -314,6 +331,20 @@ fn open_device(
     };
     let dir = store.dir().to_path_buf();
     Ok((Device::new(transport(&args.backend, &cfg, setup)?, store, lpas, verify), dir))
+}
+
+/// A progress bar of `len` steps on stderr, its message the step under
+/// way, ticking so a long step still shows life (hidden when stderr is not
+/// a terminal).
+fn steps(len: u64, first: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] step {pos}/{len}: {msg}")
+            .expect("a valid template"),
+    );
+    bar.set_message(first.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 /// Says once, on stderr, that writes found their index bucket full (stored
@@ -555,7 +586,10 @@ fn main() -> Result<()> {
         Command::Synth { board, config, out, seeds, block } => {
             let config = config.unwrap_or_else(|| BOARD_CONFIG.to_string());
             let cfg = ditto_hw::by_name(&config)?;
-            match synth::synth_block(&board, &cfg, block, &out, &seeds) {
+            let bar = steps(1, &format!("yosys and nextpnr (seeds {seeds:?} in turn, until one meets timing)"));
+            let result = synth::synth_block(&board, &cfg, block, &out, &seeds);
+            bar.finish_and_clear();
+            match result {
                 Ok(r) => {
                     println!(
                         "{} {}: {} of {} logic cells, {} LUTs, {} DFFs, {} EBRs, {:.2} MHz (target {} MHz, seed {}): timing met",
@@ -629,9 +663,14 @@ fn main() -> Result<()> {
         }
         Command::Bench { what: BenchCommand::Capacity { config, json } } => {
             let mut results = Vec::new();
-            for cfg in configs(&config)? {
+            let cfgs = configs(&config)?;
+            let bar = steps(cfgs.len() as u64, "");
+            for cfg in cfgs {
+                bar.set_message(format!("yosys: the `{}` index", cfg.name));
                 results.push(bench::index_capacity(&cfg)?);
+                bar.inc(1);
             }
+            bar.finish_and_clear();
             if json {
                 println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
@@ -644,11 +683,14 @@ fn main() -> Result<()> {
             }
         }
         Command::Figures { update, out, pages } => {
+            let bar = steps(9, "hasher benchmarks");
             let hashers = ditto_hw::CONFIGS
                 .iter()
                 .map(|cfg| bench::bench_hasher(cfg, pages, 1))
                 .collect::<Result<Vec<_>, _>>()?;
             let cu = ditto_hw::config::CU;
+            bar.inc(1);
+            bar.set_message("synthesis: the interim board top");
             let interim = synth::synth_block(
                 "alchitry-cu",
                 &cu,
@@ -656,6 +698,8 @@ fn main() -> Result<()> {
                 &out.join("interim"),
                 synth::DEFAULT_SEEDS,
             )?;
+            bar.inc(1);
+            bar.set_message("synthesis: the hasher alone");
             let block = synth::synth_block(
                 "alchitry-cu",
                 &cu,
@@ -663,6 +707,8 @@ fn main() -> Result<()> {
                 &out.join("hasher"),
                 synth::DEFAULT_SEEDS,
             )?;
+            bar.inc(1);
+            bar.set_message("synthesis: the whole-core board top");
             let core_board = match synth::synth_block(
                 "alchitry-cu",
                 &cu,
@@ -683,12 +729,24 @@ fn main() -> Result<()> {
                 })) => ditto_host::figures::CoreBoardFit::DoesNotFit { used, available },
                 Err(e) => return Err(e.into()),
             };
+            bar.inc(1);
+            bar.set_message("index benchmarks");
             let index_runs = bench::index_suite(&ditto_hw::config::LARGE, 64, 4096, 1)?;
             let capacity = bench::index_capacity(&cu)?;
             let mut core_runs = Vec::new();
+            bar.inc(1);
+            bar.set_message("whole-core benchmarks");
             for cfg in ditto_hw::CONFIGS {
                 core_runs.extend(ditto_host::core_bench::core_suite(cfg, 64, 2, 1)?);
             }
+            bar.inc(1);
+            bar.set_message("fio against ditto serve");
+            let exe = std::env::current_exe().context("the path of this ditto binary")?;
+            let fio = ["model", "verilator"]
+                .into_iter()
+                .map(|backend| ditto_host::fio_bench::bench_fio(&exe, backend, DEFAULT_CONFIG, 16 << 20, 10))
+                .collect::<Result<Vec<_>, _>>()?;
+            bar.finish_and_clear();
             let markdown = ditto_host::figures::render(
                 &hashers,
                 &interim,
@@ -697,6 +755,7 @@ fn main() -> Result<()> {
                 &index_runs,
                 &capacity,
                 &core_runs,
+                &fio,
             );
             match update {
                 Some(path) => {
@@ -704,6 +763,23 @@ fn main() -> Result<()> {
                     println!("updated the figures in {}", path.display());
                 }
                 None => println!("{markdown}"),
+            }
+        }
+        Command::Bench { what: BenchCommand::Fio { config, size, seconds, json } } => {
+            let exe = std::env::current_exe().context("the path of this ditto binary")?;
+            let mut results = Vec::new();
+            for backend in ["model", "verilator"] {
+                let r = ditto_host::fio_bench::bench_fio(&exe, backend, &config, size, seconds)?;
+                if !json {
+                    println!(
+                        "{backend} ({config}): 4 KiB random write {:.0} IOPS ({:.0} us), random read {:.0} IOPS ({:.0} us)",
+                        r.randwrite_iops, r.randwrite_lat_us, r.randread_iops, r.randread_lat_us
+                    );
+                }
+                results.push(r);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
             }
         }
         Command::Info { config, backend, json } => {
