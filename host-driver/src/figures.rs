@@ -48,17 +48,21 @@ fn flow_row(md: &mut String, what: &str, cmd: &str, r: &FlowReport) {
     .unwrap();
 }
 
+/// Everything the figures are made of, as the commands measured it.
+pub struct Measurements<'a> {
+    pub hashers: &'a [HasherBench],
+    pub interim: &'a FlowReport,
+    pub block: &'a FlowReport,
+    pub core_board: &'a CoreBoardFit,
+    pub index: &'a [IndexBench],
+    pub capacity: &'a IndexCapacity,
+    pub core: &'a [CoreBench],
+    pub fio: &'a [FioBench],
+}
+
 /// The Markdown block for the given measurements.
-pub fn render(
-    hashers: &[HasherBench],
-    interim: &FlowReport,
-    block: &FlowReport,
-    core_board: &CoreBoardFit,
-    index: &[IndexBench],
-    capacity: &IndexCapacity,
-    core: &[CoreBench],
-    fio: &[FioBench],
-) -> String {
+pub fn render(m: &Measurements) -> String {
+    let Measurements { hashers, interim, block, core_board, index, capacity, core, fio } = *m;
     let mut md = String::new();
     writeln!(md, "{BEGIN}").unwrap();
     writeln!(md, "\nSHA-1 hasher, cosimulated from the emitted Verilog (`ditto bench hasher --pages {}`; cycle counts are exact, speed depends on the machine):\n", hashers.first().map_or(0, |h| h.pages)).unwrap();

@@ -488,7 +488,10 @@ fn main() -> Result<()> {
                 } else if let Some(why) = no_throughput.filter(|_| report.dedup.cycles.is_some()) {
                     println!("throughput         {why}");
                 }
-                println!("device files       {}", dir.display());
+                match &device.store {
+                    Some(_) => println!("device files       {}", dir.display()),
+                    None => println!("device files       not kept (a temporary store: --store DIR keeps them)"),
+                }
             }
         }
         Command::Flash { board, bitstream } => {
@@ -747,16 +750,16 @@ fn main() -> Result<()> {
                 .map(|backend| ditto_host::fio_bench::bench_fio(&exe, backend, DEFAULT_CONFIG, 16 << 20, 10))
                 .collect::<Result<Vec<_>, _>>()?;
             bar.finish_and_clear();
-            let markdown = ditto_host::figures::render(
-                &hashers,
-                &interim,
-                &block,
-                &core_board,
-                &index_runs,
-                &capacity,
-                &core_runs,
-                &fio,
-            );
+            let markdown = ditto_host::figures::render(&ditto_host::figures::Measurements {
+                hashers: &hashers,
+                interim: &interim,
+                block: &block,
+                core_board: &core_board,
+                index: &index_runs,
+                capacity: &capacity,
+                core: &core_runs,
+                fio: &fio,
+            });
             match update {
                 Some(path) => {
                     ditto_host::figures::update_file(&path, &markdown)?;
