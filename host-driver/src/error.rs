@@ -32,6 +32,8 @@ pub enum HostError {
     UnknownBoard(String),
     #[error(transparent)]
     Figures(#[from] crate::figures::FiguresError),
+    #[error(transparent)]
+    Size(#[from] crate::limits::SizeError),
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
 }

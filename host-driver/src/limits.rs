@@ -4,6 +4,40 @@ use crate::driver::{board_setup, DriverError, MAX_PAGES_PER_DEVICE};
 use ditto_hw::Config;
 use serde::Serialize;
 
+/// A size on the command line that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error("size `{text}`: `{digits}` is not a number")]
+    NotANumber { text: String, digits: String },
+    #[error("size `{text}`: unknown unit `{unit}` (K, M or G)")]
+    Unit { text: String, unit: String },
+    #[error("size `{text}`: more than 2^64 bytes")]
+    TooLarge { text: String },
+}
+
+/// `16M`, `4096`, `1G`: bytes, with power-of-1024 suffixes (`K`/`KiB`,
+/// `M`/`MiB`, `G`/`GiB`, any case, or `B`).
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
+    let t = text.trim();
+    let split = t.bytes().position(|c| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| {
+        if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+            SizeError::NotANumber { text: text.into(), digits: digits.into() }
+        } else {
+            SizeError::TooLarge { text: text.into() }
+        }
+    })?;
+    let scale: u64 = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KIB" => 1 << 10,
+        "M" | "MIB" => 1 << 20,
+        "G" | "GIB" => 1 << 30,
+        _ => return Err(SizeError::Unit { text: text.into(), unit: unit.into() }),
+    };
+    n.checked_mul(scale).ok_or_else(|| SizeError::TooLarge { text: text.into() })
+}
+
 /// Most devices (SSDs) a core serves: three key bits in device-local mode.
 pub const MAX_DEVICES: u32 = 8;
 
@@ -129,6 +163,31 @@ impl Limits {
 mod tests {
     use super::*;
     use ditto_hw::config::{CU, LARGE};
+    use proptest::prelude::*;
+
+    #[test]
+    fn sizes_parse_with_their_units_and_overflow_is_an_error() {
+        assert_eq!(parse_size("16M"), Ok(16 << 20));
+        assert_eq!(parse_size(" 4096 "), Ok(4096));
+        assert_eq!(parse_size("2gib"), Ok(2 << 30));
+        // Once `n * unit` wrapped around (or panicked in a debug build).
+        assert!(matches!(parse_size("99999999999G"), Err(SizeError::TooLarge { .. })));
+        assert!(matches!(parse_size("18446744073709551616"), Err(SizeError::TooLarge { .. })));
+        assert!(matches!(parse_size("M"), Err(SizeError::NotANumber { .. })));
+        assert!(matches!(parse_size("12T"), Err(SizeError::Unit { .. })));
+        assert!(matches!(parse_size("1é"), Err(SizeError::Unit { .. })));
+    }
+
+    proptest! {
+        /// Any text is a size or a typed error; a size is its digits times
+        /// its unit.
+        #[test]
+        fn any_text_is_a_size_or_a_typed_error(text in "\\PC{0,24}", n in 0u64..1 << 34, unit in 0usize..4) {
+            let _ = parse_size(&text);
+            let (suffix, scale) = [("", 1u64), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30)][unit];
+            prop_assert_eq!(parse_size(&format!("{n}{suffix}")), Ok(n * scale));
+        }
+    }
 
     #[test]
     fn a_size_past_the_limit_is_refused_naming_it() {

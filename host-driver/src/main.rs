@@ -360,24 +360,6 @@ fn warn_index_full(index_full: u64, limits: &ditto_host::limits::Limits, pages: 
     }
 }
 
-/// `16M`, `4096`, `1G`: bytes, with power-of-1024 suffixes.
-fn parse_size(text: &str) -> Result<u64> {
-    let t = text.trim();
-    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => t.split_at(i),
-        None => (t, ""),
-    };
-    let n: u64 = digits.parse().with_context(|| format!("size `{text}`: not a number"))?;
-    let unit = match unit.to_ascii_uppercase().as_str() {
-        "" | "B" => 1,
-        "K" | "KIB" => 1 << 10,
-        "M" | "MIB" => 1 << 20,
-        "G" | "GIB" => 1 << 30,
-        other => bail!("size `{text}`: unknown unit `{other}` (K, M or G)"),
-    };
-    Ok(n * unit)
-}
-
 /// The dedup statistics of a device, as JSON.
 fn stats_value<T: ditto_host::driver::Transport>(
     dev: &mut ditto_host::driver::Device<T>,
@@ -534,7 +516,7 @@ fn main() -> Result<()> {
             }
         }
         Command::Serve { nbd, size, device, no_verify, stats_json, clients } => {
-            let bytes = parse_size(&size)?;
+            let bytes = ditto_host::limits::parse_size(&size)?;
             if bytes == 0 {
                 bail!("--size {size}: at least one byte");
             }

@@ -349,6 +349,17 @@ mod tests {
         assert!(error_of(&format!("1 2 p 18446744073709551615 8 W 8 0 {}\n", md5(0))).contains("passes 2^64"));
     }
 
+    proptest::proptest! {
+        /// Any text at all: requests or a typed error, never a panic.
+        #[test]
+        fn any_text_parses_or_is_a_typed_error(text in "\\PC{0,300}", dense in proptest::bool::ANY) {
+            if let Ok(requests) = parse_text(&text) {
+                let (accesses, stats) = plan(&requests, dense);
+                proptest::prop_assert!(accesses.iter().all(|a| a.lpa < stats.device_pages));
+            }
+        }
+    }
+
     #[test]
     fn random_lines_give_requests_or_typed_errors_never_a_panic() {
         let mut r = ditto_sim::testkit::rng(ditto_sim::testkit::seed("trace_random_lines"));

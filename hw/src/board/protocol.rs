@@ -350,4 +350,38 @@ mod tests {
         assert_eq!(f.field(1, 3), 0x012345);
         assert_eq!(&f.encode()[..5], &[SYNC, b'C', 3, 0x10, 0x18]);
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Any bytes: the deframer never panics, and a frame it passes
+            /// is one whose own encoding stands in the input (garbage does
+            /// not make a good CRC out of thin air, short of a 2^-32 chance).
+            #[test]
+            fn any_bytes_give_only_frames_that_were_sent(
+                noise in proptest::collection::vec(any::<u8>(), 0..600),
+                payload in proptest::collection::vec(any::<u8>(), 8..=8),
+                at in 0usize..600,
+                from_host in any::<bool>(),
+            ) {
+                let frame = Frame::new(if from_host { kind::MEM_DATA } else { kind::RESPONSE }, 7, payload);
+                let mut wire = noise.clone();
+                let at = at.min(wire.len());
+                wire.splice(at..at, frame.encode());
+                let mut rx = Deframer::new(from_host);
+                let mut good = Vec::new();
+                for &b in &wire {
+                    if let Some(Ok(f)) = rx.push(b) {
+                        good.push(f);
+                    }
+                }
+                for f in &good {
+                    let bytes = f.encode();
+                    prop_assert!(wire.windows(bytes.len()).any(|w| w == &bytes[..]), "a frame nobody sent: {f:?}");
+                }
+            }
+        }
+    }
 }

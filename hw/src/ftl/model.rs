@@ -559,4 +559,49 @@ mod tests {
         assert_eq!(write(&mut m, 4, 7).status, Status::Duplicate);
         m.check_invariants().unwrap();
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A command as proptest draws it: an opcode (8 and 9 malformed),
+        /// an LPA (some past the end), a content (0 to 2 hot, skewed), and
+        /// whether the cleaner takes a step before it.
+        fn command() -> impl Strategy<Value = (u8, u32, u32, bool)> {
+            (0u8..10, 0u32..70, prop_oneof![3 => 0u32..3, 1 => 3u32..40], any::<bool>())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+            /// Any sequence of commands keeps the model's invariants (every
+            /// reference count equals the LPAs mapped to its page, live pages
+            /// are valid in flash and owned by their page id, the counters
+            /// agree with the tables), at any reference-count limit.
+            #[test]
+            fn any_command_sequence_keeps_the_models_invariants(
+                commands in proptest::collection::vec(command(), 1..300),
+                limit in 1u32..6,
+                devices in prop_oneof![Just(1u32), Just(2), Just(4)],
+                array_wide in any::<bool>(),
+            ) {
+                let mut m = CoreModel::new(CoreConfig { refcount_max: limit, ..config(devices, array_wide) });
+                for (op, lpa, content, clean) in commands {
+                    if clean {
+                        m.clean_step();
+                    }
+                    let errors = m.counter(Stat::Errors);
+                    let (r, _) = m.execute(&Command { op, tag: 0, lpa, fp: fp(content) });
+                    if op != Op::Reset as u8 {
+                        prop_assert_eq!(m.counter(Stat::Errors), errors + r.status.is_error() as u32, "op {}", op);
+                    }
+                    if let Err(e) = m.check_invariants() {
+                        return Err(TestCaseError::fail(format!("after op {op} lpa {lpa}: {e}")));
+                    }
+                }
+                while m.clean_step() {}
+                prop_assert!(m.check_invariants().is_ok());
+                prop_assert_eq!(m.counter(Stat::CleanerBacklog), 0);
+            }
+        }
+    }
 }
