@@ -372,7 +372,7 @@ mod tests {
                     CMD_READ if in_range => {
                         prop_assert_eq!(error, 0);
                         let range = offset as usize..(offset + length as u64) as usize;
-                        prop_assert!(&out[at..at + length as usize] == &shadow[range], "read {} differs", i);
+                        prop_assert!(out[at..at + length as usize] == shadow[range], "read {} differs", i);
                         at += length as usize;
                     }
                     CMD_FLUSH if in_range => prop_assert_eq!(error, 0),
