@@ -103,6 +103,14 @@ fn accumulator_synthesizes() {
     assert_eq!(stats.ebrs, 0, "{stats:?}");
 }
 
+/// A failed check keeps its work folder for the log its error names; these
+/// tests fail on purpose, so they remove it once they have looked.
+fn remove_work_dir(log_path: &std::path::Path) {
+    let dir = log_path.parent().expect("the log is in the work folder");
+    assert!(dir.file_name().unwrap().to_string_lossy().starts_with("ditto-synth-"), "{}", dir.display());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn syntax_error_is_quoted() {
     let source = "module top(input clock, output reg q);\n  always @(posedge clock) q <= ~q\nendmodule\n";
@@ -113,6 +121,7 @@ fn syntax_error_is_quoted() {
             assert!(excerpt.contains("syntax error"), "{excerpt}");
             assert!(excerpt.contains(":3:"), "line number missing: {excerpt}");
             assert!(log_path.is_file(), "{}", log_path.display());
+            remove_work_dir(&log_path);
         }
         other => panic!("expected ToolFailed from yosys, got {other:?}"),
     }
@@ -121,8 +130,9 @@ fn syntax_error_is_quoted() {
 #[test]
 fn missing_top_module_is_reported() {
     match check_synthesizable(ACCUMULATOR, "not_there") {
-        Err(SynthError::ToolFailed { excerpt, .. }) => {
-            assert!(excerpt.contains("not_there"), "{excerpt}")
+        Err(SynthError::ToolFailed { excerpt, log_path, .. }) => {
+            assert!(excerpt.contains("not_there"), "{excerpt}");
+            remove_work_dir(&log_path);
         }
         other => panic!("expected ToolFailed from yosys, got {other:?}"),
     }
@@ -140,10 +150,11 @@ module top(input clock, input [3:0] a, output [3:0] z, output [1:0] l);
 endmodule
 ";
     match check_synthesizable(source, "top") {
-        Err(SynthError::DesignProblems { problems, .. }) => {
+        Err(SynthError::DesignProblems { problems, log_path }) => {
             let all = problems.join("\n");
             assert!(all.contains("is used but has no driver"), "{all}");
             assert!(all.to_lowercase().contains("logic loop"), "{all}");
+            remove_work_dir(&log_path);
         }
         other => panic!("expected DesignProblems, got {other:?}"),
     }
