@@ -84,6 +84,27 @@ fn run(cmd: &mut Command) {
     assert!(status.success(), "{:?} failed with {status}", cmd);
 }
 
+/// Where the build's progress goes: cargo keeps a build script's output to
+/// itself until the script ends, and this one runs for minutes, so its
+/// steps are written to the terminal, when there is one (none in CI: then
+/// nothing is written).
+struct Progress(Option<std::fs::File>);
+
+impl Progress {
+    fn open() -> Self {
+        Progress(std::fs::OpenOptions::new().write(true).open("/dev/tty").ok())
+    }
+    fn step(&mut self, what: &str) {
+        use std::io::Write as _;
+        if let Some(tty) = &mut self.0 {
+            // A line of its own over cargo's progress bar ("\r", clear the
+            // bar's line), which cargo draws again below it.
+            let _ = writeln!(tty, "\r\x1b[K   ditto-sim: {what}");
+            let _ = tty.flush();
+        }
+    }
+}
+
 fn verilator_include() -> PathBuf {
     if let Ok(root) = std::env::var("VERILATOR_ROOT") {
         return Path::new(&root).join("include");
@@ -106,7 +127,13 @@ fn main() {
 
     let mut rust_table = String::new();
     let mut entries = String::new();
-    for (name, verilog) in models() {
+    let mut progress = Progress::open();
+    let started = std::time::Instant::now();
+    let models = models();
+    let count = models.len();
+    for (k, (name, verilog)) in models.into_iter().enumerate() {
+        let at = format!("model {}/{count} `{name}` ({} s so far)", k + 1, started.elapsed().as_secs());
+        progress.step(&format!("verilating {at}"));
         let prefix = format!("V{name}");
         let vfile = out.join(format!("{name}.v"));
         std::fs::write(&vfile, &verilog).unwrap();
@@ -156,6 +183,7 @@ fn main() {
                 }
             }
         }
+        progress.step(&format!("compiling {at}"));
         for (files, opt, suffix) in [(fast, 2, "fast"), (slow, 0, "slow")] {
             cc::Build::new()
                 .cpp(true)
@@ -205,6 +233,7 @@ fn main() {
 
     // Verilator's runtime, once for all models, and linked after them
     // (static libraries resolve left to right).
+    progress.step("compiling Verilator's runtime");
     cc::Build::new()
         .cpp(true)
         .std("c++14")
@@ -218,5 +247,6 @@ fn main() {
         .file(include.join("verilated_threads.cpp"))
         .compile("verilated_runtime");
 
+    progress.step(&format!("{count} models built in {} s", started.elapsed().as_secs()));
     println!("cargo:rustc-link-lib=stdc++");
 }
