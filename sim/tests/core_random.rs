@@ -26,7 +26,7 @@ fn setup(devices: u32, blocks: u32, pages: u32, lpas: u32, array_wide: bool, r: 
         array_wide,
         bloom: true,
         // Small enough that the hot contents saturate in every run.
-        refcount_max: r.gen_range(2..=6),
+        refcount_max: r.gen_range(2..=4),
         memory: MemTiming { latency: r.gen_range(1..=6), ready: r.gen_range(0.6..=1.0) },
     }
 }
@@ -167,7 +167,9 @@ fn full_pages(config: &Config, commands: usize, min_pages: usize) {
             .map(|i| {
                 let (tag, lpa) = (i as u8, r.gen_range(0..s.lpas));
                 match r.gen_range(0..100) {
-                    0..=93 => workload::job(Op::Write, tag, lpa, r.gen_range(0..120)),
+                    // Skewed: half the pages are one of two hot contents.
+                    0..=93 if r.gen_ratio(1, 2) => workload::job(Op::Write, tag, lpa, r.gen_range(0..2)),
+                    0..=93 => workload::job(Op::Write, tag, lpa, r.gen_range(2..120)),
                     94..=97 => workload::job(Op::Trim, tag, lpa, 0),
                     _ => workload::job(Op::Read, tag, lpa, 0),
                 }
