@@ -310,13 +310,17 @@ const DEFAULT_CONFIG: &str = "large";
 /// The configuration the Alchitry Cu is built as (the only one that fits it).
 const BOARD_CONFIG: &str = "cu";
 
+/// A device as the commands open it: over any transport.
+type OpenDevice = ditto_host::driver::Device<Box<dyn ditto_host::driver::Transport>>;
+
 /// A device of `pages` pages as `args` say, its files in `--store` (default:
-/// a fresh temporary folder, removed when the command ends, however it ends).
+/// a fresh temporary folder, removed when the command ends, however it ends),
+/// with its folder and the limits it was checked against.
 fn open_device(
     args: &DeviceArgs,
     pages: u64,
     verify: bool,
-) -> Result<(ditto_host::driver::Device<Box<dyn ditto_host::driver::Transport>>, PathBuf)> {
+) -> Result<(OpenDevice, PathBuf, ditto_host::limits::Limits)> {
     use ditto_host::driver::{setup_for_backend, transport, BackingStore, Device};
     let devices = args.devices;
     let cfg = args.config()?;
@@ -330,7 +334,7 @@ fn open_device(
         None => BackingStore::temporary(setup.geometry)?,
     };
     let dir = store.dir().to_path_buf();
-    Ok((Device::new(transport(&args.backend, &cfg, setup)?, store, lpas, verify), dir))
+    Ok((Device::new(transport(&args.backend, &cfg, setup)?, store, lpas, verify), dir, limits))
 }
 
 /// A progress bar of `len` steps on stderr, its message the step under
@@ -425,8 +429,8 @@ fn main() -> Result<()> {
             if input.pages() == 0 {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            let (mut dev, dir) = open_device(&device, input.pages(), !no_verify)?;
-            let cfg = device.config()?;
+            let (mut dev, dir, limits) = open_device(&device, input.pages(), !no_verify)?;
+            let config = limits.config.as_str();
             // Only a report of this configuration's own build turns cycles
             // into throughput.
             let synthesized = std::fs::read_to_string(&synth_report)
@@ -434,7 +438,7 @@ fn main() -> Result<()> {
                 .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
             let fmax = synthesized
                 .as_ref()
-                .filter(|v| v["config"] == cfg.name)
+                .filter(|v| v["config"] == config)
                 .and_then(|v| v["fmax_mhz"].as_f64().map(|f| (f, v["board"].as_str().unwrap_or("?").to_string())));
             let no_throughput = match &synthesized {
                 None => Some(format!("no synthesis report at {} (run `ditto synth`)", synth_report.display())),
@@ -442,12 +446,11 @@ fn main() -> Result<()> {
                     "{} is for `{}`, not `{}`: no Fmax for `{}` to turn its cycles into throughput",
                     synth_report.display(),
                     v["config"].as_str().unwrap_or("?"),
-                    cfg.name,
-                    cfg.name
+                    config,
+                    config
                 )),
                 Some(_) => None,
             };
-            let limits = ditto_host::limits::Limits::of(&cfg, &device.backend)?;
             let report =
                 ditto_host::ingest::ingest(&mut dev, &input, device.devices, fmax.as_ref().map(|f| f.0), !json)?;
             warn_index_full(report.dedup.index_full_writes, &limits, input.pages());
@@ -464,7 +467,7 @@ fn main() -> Result<()> {
                 if let (Some((f, board)), Some(t)) = (&fmax, report.throughput_mib_per_s) {
                     println!(
                         "throughput         {t:.1} MiB/s at {f:.2} MHz (`{}` on {board}, {})",
-                        cfg.name,
+                        config,
                         synth_report.display()
                     );
                 } else if let Some(why) = no_throughput.filter(|_| report.dedup.cycles.is_some()) {
@@ -501,11 +504,10 @@ fn main() -> Result<()> {
             if pages == 0 {
                 bail!("{}: the trace addresses no page", trace.display());
             }
-            let (mut dev, _) = open_device(&device, pages, false)
+            let (mut dev, _, limits) = open_device(&device, pages, false)
                 .with_context(|| format!("{}: the trace's pages do not fit (try --dense)", trace.display()))?;
             let writes = accesses.iter().filter(|a| a.write).count() as u64;
             let report = ditto_host::replay::replay(&mut dev, &accesses, plan)?;
-            let limits = ditto_host::limits::Limits::of(&device.config()?, &device.backend)?;
             warn_index_full(report.dedup.index_full_writes, &limits, writes);
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
@@ -521,7 +523,7 @@ fn main() -> Result<()> {
                 bail!("--size {size}: at least one byte");
             }
             let pages = bytes.div_ceil(ditto_host::driver::PAGE as u64);
-            let (mut dev, dir) = open_device(&device, pages, !no_verify)?;
+            let (mut dev, dir, _) = open_device(&device, pages, !no_verify)?;
             let listener = std::net::TcpListener::bind(&nbd).with_context(|| format!("listening on {nbd}"))?;
             eprintln!(
                 "ditto serve: {bytes} bytes on nbd://{nbd} ({}, {} device(s), files in {})",
