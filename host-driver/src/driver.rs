@@ -9,17 +9,20 @@
 //!   framed UART link, on a board (`serial:PATH`) or cosimulated through its
 //!   pins (`board-cosim`).
 //!
-//! The physical pages live in a [`BackingStore`]: one file per device, laid
-//! out by the flash geometry. The driver writes each unique page where the
-//! core says, moves data as its garbage collection directs, and serves reads
-//! from it. **Collision safety** (on by default): when the core answers that a
+//! The physical pages live in a [`BackingStore`] (see [`crate::store`]): one
+//! file per device, laid out by the flash geometry, with the metadata's
+//! journal and checkpoint beside them. The driver writes each unique page
+//! where the core says, moves data as its garbage collection directs,
+//! journals what each response changed, and serves reads from it, each
+//! checked against its copy's fingerprint. **Collision safety** (on by default): when the core answers that a
 //! page duplicates a stored one, the driver compares its bytes with the
 //! stored copy before acknowledging it; on a mismatch (two different pages
 //! with one SHA-1) the LPA is remapped to a page of its own with
 //! `WRITE_UNIQUE`.
 //!
-//! The mapping lives in the core: the device files alone are not a
-//! persistent disk, and each run starts empty.
+//! A store outlives the process: [`Device::open`] rebuilds a fresh core from
+//! the metadata a store recovers (`LAYOUT.md` in `src/store/` states the
+//! durability contract).
 use ditto_hw::board::BoardSetup;
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
@@ -28,9 +31,13 @@ use ditto_hw::index::model::IndexStats;
 use ditto_hw::Config;
 use ditto_sim::ditto_core::{CoreSetup, CoreSim, HostTraffic, Job};
 use ditto_sim::index::MemTiming;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use crate::store::format::Entry;
+use crate::store::mirror::{self, Copy, Event, Mirror, MirrorError, NO_DATA, UNSHARED};
+pub use crate::store::{remove_temporary_stores, BackingStore};
+use crate::store::{Recovered, RecoveryLog, StoreError};
 
 /// Bytes in a logical (and physical) page.
 pub const PAGE: usize = 4096;
@@ -57,6 +64,22 @@ pub enum DriverError {
     Core(String),
     #[error("backing store {path}: {source}")]
     Store { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Persist(#[from] StoreError),
+    /// A stored page that does not match its fingerprint: the read fails
+    /// rather than return wrong bytes.
+    #[error("LPA {lpa}: the page at PPA {ppa} does not match its fingerprint (corrupt); `ditto scrub` lists every LPA it affects")]
+    Corrupt { lpa: u32, ppa: u32 },
+    #[error("LPA {lpa} was written by fingerprint alone (WRITE_FP): it has no data to read")]
+    NoData { lpa: u32 },
+    #[error("rebuilding the core: it answered {status:?} to LPA {lpa}'s write")]
+    Rebuild { lpa: u32, status: Status },
+}
+
+impl DriverError {
+    fn contradiction(e: MirrorError) -> Self {
+        DriverError::Core(format!("the core's answer contradicts the store's metadata: {e}"))
+    }
 }
 
 /// One command's outcome: the response and the relocations made before it.
@@ -211,124 +234,6 @@ impl Transport for CosimTransport {
     }
 }
 
-/// The physical pages: one file per device, page `p` of block `b` at byte
-/// `(b * pages_per_block + p) * 4096`.
-pub struct BackingStore {
-    geometry: Geometry,
-    dir: PathBuf,
-    files: Vec<(PathBuf, File)>,
-    /// A store in a temporary folder removes it when dropped (declared
-    /// after `files`, so the files are closed first).
-    temporary: Option<tempfile::TempDir>,
-}
-
-/// Temporary stores that exist now, for [`remove_temporary_stores`].
-static TEMPORARY_STORES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// Removes every temporary store's folder: for a signal handler (Ctrl-C,
-/// SIGTERM) that ends the process without running destructors.
-pub fn remove_temporary_stores() {
-    let dirs = TEMPORARY_STORES.lock().map(|d| d.clone()).unwrap_or_default();
-    for dir in dirs {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-}
-
-impl Drop for BackingStore {
-    fn drop(&mut self) {
-        if self.temporary.is_some() {
-            if let Ok(mut dirs) = TEMPORARY_STORES.lock() {
-                dirs.retain(|d| *d != self.dir);
-            }
-        }
-    }
-}
-
-impl BackingStore {
-    /// A store in a fresh temporary folder (`ditto-store-*` under the
-    /// system's temporary directory), removed when the store is dropped or
-    /// by [`remove_temporary_stores`].
-    pub fn temporary(geometry: Geometry) -> Result<Self, DriverError> {
-        let folder = tempfile::Builder::new()
-            .prefix("ditto-store-")
-            .tempdir()
-            .map_err(|source| DriverError::Store { path: std::env::temp_dir(), source })?;
-        if let Ok(mut dirs) = TEMPORARY_STORES.lock() {
-            dirs.push(folder.path().to_path_buf());
-        }
-        let mut store = BackingStore::create(folder.path(), geometry)?;
-        store.temporary = Some(folder);
-        Ok(store)
-    }
-
-    /// The folder of the device files.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Creates (or truncates) `dir/device<N>.img` for each device.
-    pub fn create(dir: &Path, geometry: Geometry) -> Result<Self, DriverError> {
-        let err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| DriverError::Store { path: path.clone(), source }
-        };
-        std::fs::create_dir_all(dir).map_err(err(dir))?;
-        let mut files = Vec::new();
-        for d in 0..geometry.devices {
-            let path = dir.join(format!("device{d}.img"));
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&path)
-                .map_err(err(&path))?;
-            file.set_len(geometry.pages_per_device() as u64 * PAGE as u64).map_err(err(&path))?;
-            files.push((path, file));
-        }
-        Ok(BackingStore { geometry, dir: dir.to_path_buf(), files, temporary: None })
-    }
-
-    fn place(&self, ppa: u32) -> (usize, u64) {
-        let device = self.geometry.device_of(ppa);
-        let (block, page) = self.geometry.locate(ppa);
-        let in_device = (block - device * self.geometry.blocks_per_device) * self.geometry.pages_per_block + page;
-        (device as usize, in_device as u64 * PAGE as u64)
-    }
-
-    pub fn read(&self, ppa: u32) -> Result<Box<[u8; PAGE]>, DriverError> {
-        let (d, offset) = self.place(ppa);
-        let mut page = Box::new([0u8; PAGE]);
-        let (path, file) = &self.files[d];
-        file.read_exact_at(&mut page[..], offset)
-            .map_err(|source| DriverError::Store { path: path.clone(), source })?;
-        Ok(page)
-    }
-
-    pub fn write(&self, ppa: u32, data: &[u8; PAGE]) -> Result<(), DriverError> {
-        let (d, offset) = self.place(ppa);
-        let (path, file) = &self.files[d];
-        file.write_all_at(data, offset).map_err(|source| DriverError::Store { path: path.clone(), source })
-    }
-
-    /// Flushes every device file to disk.
-    pub fn sync(&self) -> Result<(), DriverError> {
-        for (path, file) in &self.files {
-            file.sync_data().map_err(|source| DriverError::Store { path: path.clone(), source })?;
-        }
-        Ok(())
-    }
-
-    /// Moves the data of each relocation, in order.
-    pub fn relocate(&self, moves: &[Relocation]) -> Result<(), DriverError> {
-        for m in moves {
-            let data = self.read(m.from)?;
-            self.write(m.to, &data)?;
-        }
-        Ok(())
-    }
-}
-
 /// Driver-side counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DriverStats {
@@ -344,16 +249,94 @@ pub struct DriverStats {
     /// Writes of a content whose copy was at its reference-count limit,
     /// stored as a new copy (which later duplicates share).
     pub saturated_writes: u64,
+    /// Reads refused (EIO) because the stored page did not match its
+    /// fingerprint.
+    pub corrupt_reads: u64,
+    /// Commits (flushes, and the writes that had to wait for one).
+    pub commits: u64,
 }
 
-/// Ditto as a block device.
+/// What [`Device::open`] did to bring a store back.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct OpenReport {
+    /// The metadata's recovery from the checkpoint and the journal.
+    #[serde(flatten)]
+    pub recovery: RecoveryLog,
+    /// LPAs written into the core again (by fingerprint).
+    pub rebuilt_lpas: u64,
+    /// Copies the rebuilt core stores.
+    pub live_pages: u64,
+    /// Whether the data was copied into a new generation (when the rebuilt
+    /// core's layout differs from the recovered one: after any write since
+    /// the last open).
+    pub compacted: bool,
+    /// Pages copied into the new generation.
+    pub pages_copied: u64,
+    /// LPAs whose page did not match its fingerprint when copied (they
+    /// read as EIO, as before).
+    pub corrupt_lpas: Vec<u32>,
+    /// The generation the store is at now.
+    pub generation: u64,
+    /// Wall-clock time of each phase.
+    pub read_seconds: f64,
+    pub rebuild_seconds: f64,
+    pub copy_seconds: f64,
+}
+
+impl OpenReport {
+    pub fn lines(&self) -> Vec<String> {
+        let r = &self.recovery;
+        vec![
+            format!("checkpoint LPAs    {} (generation {})", r.checkpoint_lpas, r.generation),
+            format!(
+                "journal            {} entries: {} operations committed, {} recovered after the last commit, {} discarded, {} torn bytes",
+                r.journal_entries, r.committed_operations, r.recovered_operations, r.discarded_operations, r.torn_bytes
+            ),
+            format!("rebuilt            {} LPAs, {} stored copies", self.rebuilt_lpas, self.live_pages),
+            format!(
+                "data               {}",
+                if self.compacted {
+                    format!("{} pages copied into generation {}", self.pages_copied, self.generation)
+                } else {
+                    "in place (the rebuilt layout is the stored one)".into()
+                }
+            ),
+            format!("corrupt LPAs       {}", self.corrupt_lpas.len()),
+            format!(
+                "time               {:.3} s (metadata {:.3} s, core {:.3} s, data {:.3} s)",
+                self.read_seconds + self.rebuild_seconds + self.copy_seconds,
+                self.read_seconds,
+                self.rebuild_seconds,
+                self.copy_seconds
+            ),
+        ]
+    }
+}
+
+/// Ditto as a block device: the core (through a transport) and a store.
+///
+/// Every response of the core is applied to the store's metadata (a
+/// [`Mirror`]) as [`Event`]s; each device operation's events go to the
+/// journal as one entry, and [`flush`](Self::flush) commits. A page the
+/// last commit still maps is never overwritten before a commit: when the
+/// core reuses one (garbage collection freed it since), its new data goes
+/// into the journal entry itself and is written in place after that entry
+/// is durable. Every read is checked against its copy's fingerprint.
 pub struct Device<T: Transport> {
     transport: T,
     store: BackingStore,
+    mirror: Mirror,
     lpas: u32,
     verify: bool,
     stats: DriverStats,
     next_tag: u8,
+    /// Pages freed since the last commit: the durable metadata may still
+    /// map them.
+    freed: HashSet<u32>,
+    /// The operation under way: its events, and its pages that wait for
+    /// their entry to be durable.
+    events: Vec<Event>,
+    deferred: HashMap<u32, Box<[u8; PAGE]>>,
 }
 
 /// Result of one write.
@@ -371,9 +354,106 @@ pub enum Written {
     },
 }
 
+/// Commands per batch when a core is rebuilt from a store's metadata.
+const REBUILD_BATCH: usize = 256;
+
 impl<T: Transport> Device<T> {
-    pub fn new(transport: T, store: BackingStore, lpas: u32, verify: bool) -> Self {
-        Device { transport, store, lpas, verify, stats: DriverStats::default(), next_tag: 0 }
+    /// A device over a new, empty store (from [`BackingStore::create`] or
+    /// [`BackingStore::temporary`]).
+    pub fn new(transport: T, store: BackingStore, verify: bool) -> Result<Self, DriverError> {
+        let lpas = store.spec().lpas;
+        let recovered = Recovered { mirror: Mirror::new(lpas), redo: HashMap::new(), report: RecoveryLog::default() };
+        Ok(Device::open(transport, store, recovered, verify)?.0)
+    }
+
+    /// A device over a store opened with [`BackingStore::open`]: the core
+    /// (fresh, on any transport) is rebuilt by writing every recovered LPA
+    /// again by fingerprint, in LPA order, so its map, reference counts,
+    /// index and Bloom filters hold everything recovered. When the rebuilt
+    /// layout differs from the recovered one, the data is copied into a new
+    /// generation (each page checked against its fingerprint on the way)
+    /// and the store switches to it; the journal starts empty.
+    pub fn open(
+        transport: T,
+        store: BackingStore,
+        recovered: Recovered,
+        verify: bool,
+    ) -> Result<(Self, OpenReport), DriverError> {
+        let lpas = store.spec().lpas;
+        let mut dev = Device {
+            transport,
+            store,
+            mirror: Mirror::new(lpas),
+            lpas,
+            verify,
+            stats: DriverStats::default(),
+            next_tag: 0,
+            freed: HashSet::new(),
+            events: Vec::new(),
+            deferred: HashMap::new(),
+        };
+        let mut report = OpenReport { recovery: recovered.report.clone(), ..OpenReport::default() };
+        let start = std::time::Instant::now();
+        let entries: Vec<(u32, Copy)> = recovered.mirror.mapped().map(|(lpa, c)| (lpa, *c)).collect();
+        let mut log: Vec<(u32, Completion)> = Vec::with_capacity(entries.len());
+        for chunk in entries.chunks(REBUILD_BATCH) {
+            let jobs = chunk
+                .iter()
+                .map(|(lpa, c)| {
+                    let op = if c.flags & UNSHARED != 0 { Op::WriteUnique } else { Op::WriteFp };
+                    Job { cmd: Command::new(op, 0, *lpa, c.fingerprint), page: None }
+                })
+                .collect();
+            for ((lpa, copy), (rsp, moves)) in chunk.iter().zip(dev.submit(jobs)?) {
+                for m in &moves {
+                    dev.mirror.apply(&Event::Move { from: m.from, to: m.to }).map_err(DriverError::contradiction)?;
+                }
+                let fresh = match rsp.status {
+                    Status::Unique => true,
+                    Status::Duplicate => false,
+                    status => return Err(DriverError::Rebuild { lpa: *lpa, status }),
+                };
+                let event =
+                    Event::Map { lpa: *lpa, ppa: rsp.value, fresh, flags: copy.flags, fingerprint: copy.fingerprint };
+                dev.mirror.apply(&event).map_err(DriverError::contradiction)?;
+                log.push((*lpa, (rsp, moves)));
+            }
+        }
+        report.rebuilt_lpas = entries.len() as u64;
+        report.live_pages = dev.mirror.live_pages();
+        report.rebuild_seconds = start.elapsed().as_secs_f64();
+        let start = std::time::Instant::now();
+        if dev.mirror.same_layout(&recovered.mirror) && recovered.redo.is_empty() {
+            if report.recovery.journal_entries > 0 || report.recovery.torn_bytes > 0 {
+                dev.store.reset_journal()?;
+            }
+        } else {
+            let files = dev.store.next_generation()?;
+            for (lpa, (rsp, moves)) in &log {
+                for m in moves {
+                    let moved = files.read(m.from)?;
+                    files.write(m.to, &moved)?;
+                }
+                if rsp.status != Status::Unique {
+                    continue;
+                }
+                let old = recovered.mirror.lookup(*lpa).expect("every rebuilt LPA was recovered");
+                let data = match recovered.redo.get(&old.ppa) {
+                    Some(page) => page.clone(),
+                    None => dev.store.read(old.ppa)?,
+                };
+                if old.flags & NO_DATA == 0 && !mirror::holds(&data, &old.fingerprint) {
+                    report.corrupt_lpas.push(*lpa);
+                }
+                files.write(rsp.value, &data)?;
+                report.pages_copied += 1;
+            }
+            dev.store.switch_generation(files, &dev.mirror)?;
+            report.compacted = true;
+        }
+        report.copy_seconds = start.elapsed().as_secs_f64();
+        report.generation = dev.store.generation();
+        Ok((dev, report))
     }
 
     pub fn transport(&mut self) -> &mut T {
@@ -384,6 +464,16 @@ impl<T: Transport> Device<T> {
     }
     pub fn lpas(&self) -> u32 {
         self.lpas
+    }
+    /// The store's metadata as it is now.
+    pub fn mirror(&self) -> &Mirror {
+        &self.mirror
+    }
+    pub fn store(&self) -> &BackingStore {
+        &self.store
+    }
+    pub fn store_mut(&mut self) -> &mut BackingStore {
+        &mut self.store
     }
 
     /// Tags `jobs` (their tags count on from the last batch), runs them, and
@@ -406,15 +496,83 @@ impl<T: Transport> Device<T> {
         Ok(completions)
     }
 
+    /// Applies one event of the operation under way to the metadata.
+    fn event(&mut self, event: Event) -> Result<(), DriverError> {
+        if let Some(freed) = self.mirror.apply(&event).map_err(DriverError::contradiction)? {
+            self.freed.insert(freed);
+        }
+        self.events.push(event);
+        Ok(())
+    }
+
+    /// Stores a page's data: in place, or, on a page freed since the last
+    /// commit, held back for the operation's journal entry.
+    fn put(&mut self, ppa: u32, data: &[u8; PAGE]) -> Result<(), DriverError> {
+        if self.freed.contains(&ppa) {
+            self.deferred.insert(ppa, Box::new(*data));
+        } else {
+            self.deferred.remove(&ppa);
+            self.store.write(ppa, data)?;
+        }
+        Ok(())
+    }
+
+    /// A stored page's data, as the operation under way left it.
+    fn get(&self, ppa: u32) -> Result<Box<[u8; PAGE]>, DriverError> {
+        match self.deferred.get(&ppa) {
+            Some(page) => Ok(page.clone()),
+            None => Ok(self.store.read(ppa)?),
+        }
+    }
+
+    /// Ends a device operation: its events go to the journal as one entry.
+    /// With pages held back, the entry is committed at once and then they
+    /// are written in place.
+    fn finish(&mut self) -> Result<(), DriverError> {
+        if self.events.is_empty() && self.deferred.is_empty() {
+            return Ok(());
+        }
+        let mut redo: Vec<(u32, Box<[u8; PAGE]>)> = self.deferred.drain().collect();
+        redo.sort_by_key(|(ppa, _)| *ppa);
+        let events = std::mem::take(&mut self.events);
+        if redo.is_empty() {
+            self.store.append(&Entry::Ops { events, redo })?;
+            return Ok(());
+        }
+        self.store.append(&Entry::Ops { events, redo: redo.clone() })?;
+        self.commit()?;
+        for (ppa, data) in &redo {
+            self.store.write(*ppa, data)?;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), DriverError> {
+        self.store.commit()?;
+        self.freed.clear();
+        self.stats.commits += 1;
+        Ok(())
+    }
+
+    /// Runs `f` as one device operation: whatever it did reaches the
+    /// journal, also when it fails.
+    fn operation<R>(&mut self, f: impl FnOnce(&mut Self) -> Result<R, DriverError>) -> Result<R, DriverError> {
+        let result = f(self);
+        let finished = self.finish();
+        let value = result?;
+        finished?;
+        Ok(value)
+    }
+
     /// Moves data for one completion's relocations.
     fn relocate(&mut self, moves: &[Relocation]) -> Result<(), DriverError> {
         self.stats.relocations += moves.len() as u64;
-        self.store.relocate(moves)
-    }
-
-    /// One command that carries no page.
-    fn one(&mut self, op: Op, lpa: u32) -> Result<Response, DriverError> {
-        Ok(self.batch(&[(op, lpa, [0; 20])])?.remove(0))
+        for m in moves {
+            self.event(Event::Move { from: m.from, to: m.to })?;
+            let data = self.get(m.from)?;
+            self.put(m.to, &data)?;
+        }
+        Ok(())
     }
 
     fn check_range(&self, lpa: u32) -> Result<(), DriverError> {
@@ -431,7 +589,7 @@ impl<T: Transport> Device<T> {
     }
 
     /// Writes pages to distinct LPAs in one batch (the core streams them).
-    /// Every completion is applied to the backing store in order (relocations,
+    /// Every completion is applied to the store in order (relocations,
     /// unique pages) before any error is returned, so a page that fails never
     /// leaves another page's data behind; duplicates are compared with their
     /// stored copy, and colliding ones stored unshared after the batch.
@@ -439,6 +597,10 @@ impl<T: Transport> Device<T> {
         for (lpa, _) in pages {
             self.check_range(*lpa)?;
         }
+        self.operation(|dev| dev.write_pages(pages))
+    }
+
+    fn write_pages(&mut self, pages: &[(u32, &[u8; PAGE])]) -> Result<Vec<Written>, DriverError> {
         let jobs = pages
             .iter()
             .map(|(lpa, data)| Job { cmd: Command::new(Op::Write, 0, *lpa, [0; 20]), page: Some(Box::new(**data)) })
@@ -451,22 +613,35 @@ impl<T: Transport> Device<T> {
             if let Err(e) = self.relocate(&moves) {
                 first_error.get_or_insert(e);
             }
+            // A duplicate maps to the stored copy as it is (under a core
+            // whose fingerprints are weaker than SHA-1 its bytes may differ:
+            // the byte check below catches that).
+            let fingerprint = match rsp.status {
+                Status::Duplicate => self.mirror.copy_at(rsp.value).map(|c| c.fingerprint),
+                _ => None,
+            }
+            .unwrap_or_else(|| ditto_sim::hasher::sha1_of(data));
+            let map = |fresh| Event::Map { lpa: *lpa, ppa: rsp.value, fresh, flags: 0, fingerprint };
             let written = match rsp.status {
-                Status::Unique => self.store.write(rsp.value, data).map(|_| Some(Written::Unique { ppa: rsp.value })),
-                Status::Duplicate if self.verify => {
+                Status::Unique => self
+                    .event(map(true))
+                    .and_then(|_| self.put(rsp.value, data))
+                    .map(|_| Some(Written::Unique { ppa: rsp.value })),
+                Status::Duplicate => self.event(map(false)).and_then(|_| {
+                    if !self.verify {
+                        return Ok(Some(Written::Duplicate { ppa: rsp.value }));
+                    }
                     self.stats.verified += 1;
-                    self.store.read(rsp.value).map(|stored| {
-                        if *stored == **data {
-                            Some(Written::Duplicate { ppa: rsp.value })
-                        } else {
-                            collided.push(i);
-                            None
-                        }
-                    })
-                }
-                Status::Duplicate => Ok(Some(Written::Duplicate { ppa: rsp.value })),
+                    let stored = self.get(rsp.value)?;
+                    if *stored == **data {
+                        Ok(Some(Written::Duplicate { ppa: rsp.value }))
+                    } else {
+                        collided.push(i);
+                        Ok(None)
+                    }
+                }),
                 Status::ErrDeviceFull => {
-                    Err(DriverError::DeviceFull { lpa: *lpa, device: lpa % self.store.geometry.devices })
+                    Err(DriverError::DeviceFull { lpa: *lpa, device: lpa % self.geometry().devices })
                 }
                 status => Err(DriverError::Unexpected { op: Op::Write, lpa: *lpa, status }),
             };
@@ -495,33 +670,67 @@ impl<T: Transport> Device<T> {
         }
     }
 
+    fn geometry(&self) -> Geometry {
+        self.store.geometry()
+    }
+
     /// Stores a colliding page unshared (`WRITE_UNIQUE`). If that fails, the
     /// LPA is trimmed, so that it never reads another page's bytes.
     fn store_unshared(&mut self, lpa: u32, data: &[u8; PAGE]) -> Result<u32, DriverError> {
-        let stored = self.one(Op::WriteUnique, lpa).and_then(|rsp| match rsp.status {
-            Status::Unique => self.store.write(rsp.value, data).map(|_| rsp.value),
-            Status::ErrDeviceFull => Err(DriverError::DeviceFull { lpa, device: lpa % self.store.geometry.devices }),
-            status => Err(DriverError::Unexpected { op: Op::WriteUnique, lpa, status }),
+        let fingerprint = ditto_sim::hasher::sha1_of(data);
+        let stored = self.run_ops(&[(Op::WriteUnique, lpa, fingerprint)]).and_then(|mut rsp| {
+            let rsp = rsp.remove(0);
+            match rsp.status {
+                Status::Unique => self.put(rsp.value, data).map(|_| rsp.value),
+                Status::ErrDeviceFull => Err(DriverError::DeviceFull { lpa, device: lpa % self.geometry().devices }),
+                status => Err(DriverError::Unexpected { op: Op::WriteUnique, lpa, status }),
+            }
         });
         stored.map_err(|e| {
-            let trimmed = self.trim(lpa).is_ok();
+            let trimmed = self.run_ops(&[(Op::Trim, lpa, [0; 20])]).is_ok();
             DriverError::CollisionNotStored { lpa, reason: e.to_string(), trimmed }
         })
     }
 
     /// Runs commands that carry no page (`WRITE_FP`, `READ`, `TRIM`, ...) in
     /// one batch, moving data as relocations say; returns the responses.
-    /// (A `WRITE_FP` has no data for the backing store to keep.)
+    /// (A `WRITE_FP` stores a fingerprint with no data: reading its LPA is
+    /// an error, and a scrub skips it.)
     pub fn batch(&mut self, ops: &[(Op, u32, ditto_hw::index::Fingerprint)]) -> Result<Vec<Response>, DriverError> {
         for (op, lpa, _) in ops {
             if *op != Op::Stats && *op != Op::Sync {
                 self.check_range(*lpa)?;
             }
         }
+        self.operation(|dev| dev.run_ops(ops))
+    }
+
+    /// [`batch`](Self::batch) inside the operation under way.
+    fn run_ops(&mut self, ops: &[(Op, u32, ditto_hw::index::Fingerprint)]) -> Result<Vec<Response>, DriverError> {
         let jobs = ops.iter().map(|(op, lpa, fp)| Job { cmd: Command::new(*op, 0, *lpa, *fp), page: None }).collect();
         let mut out = Vec::with_capacity(ops.len());
-        for (rsp, moves) in self.submit(jobs)? {
+        for ((op, lpa, fingerprint), (rsp, moves)) in ops.iter().zip(self.submit(jobs)?) {
             self.relocate(&moves)?;
+            let map = |fresh, flags| Event::Map { lpa: *lpa, ppa: rsp.value, fresh, flags, fingerprint: *fingerprint };
+            match (*op, rsp.status) {
+                (Op::WriteFp, Status::Unique) => self.event(map(true, NO_DATA))?,
+                (Op::WriteFp, Status::Duplicate) => self.event(map(false, 0))?,
+                (Op::WriteUnique, Status::Unique) => self.event(map(true, UNSHARED))?,
+                (Op::Trim, Status::Trimmed) => self.event(Event::Unmap { lpa: *lpa })?,
+                (Op::Read, Status::Mapped) if self.mirror.lookup(*lpa).map(|c| c.ppa) != Some(rsp.value) => {
+                    return Err(DriverError::Core(format!(
+                        "the core maps LPA {lpa} to PPA {}; the store's metadata says {:?}",
+                        rsp.value,
+                        self.mirror.lookup(*lpa).map(|c| c.ppa)
+                    )))
+                }
+                (Op::Read, Status::Unmapped) if self.mirror.lookup(*lpa).is_some() => {
+                    return Err(DriverError::Core(format!(
+                        "the core has LPA {lpa} unmapped; the store's metadata maps it"
+                    )))
+                }
+                _ => {}
+            }
             out.push(rsp);
         }
         Ok(out)
@@ -532,14 +741,26 @@ impl<T: Transport> Device<T> {
         Ok(self.read_batch(&[lpa])?.remove(0))
     }
 
-    /// Reads pages in one batch.
+    /// Reads pages in one batch; each is checked against its copy's
+    /// fingerprint (a mismatch is [`DriverError::Corrupt`], never data).
     pub fn read_batch(&mut self, lpas: &[u32]) -> Result<Vec<Box<[u8; PAGE]>>, DriverError> {
         let ops: Vec<_> = lpas.iter().map(|&lpa| (Op::Read, lpa, [0; 20])).collect();
         let responses = self.batch(&ops)?;
         lpas.iter()
             .zip(responses)
             .map(|(&lpa, rsp)| match rsp.status {
-                Status::Mapped => self.store.read(rsp.value),
+                Status::Mapped => {
+                    let copy = *self.mirror.lookup(lpa).expect("checked against the core's answer");
+                    if copy.flags & NO_DATA != 0 {
+                        return Err(DriverError::NoData { lpa });
+                    }
+                    let data = self.store.read(rsp.value)?;
+                    if !mirror::holds(&data, &copy.fingerprint) {
+                        self.stats.corrupt_reads += 1;
+                        return Err(DriverError::Corrupt { lpa, ppa: rsp.value });
+                    }
+                    Ok(data)
+                }
                 Status::Unmapped => Ok(Box::new([0; PAGE])),
                 status => Err(DriverError::Unexpected { op: Op::Read, lpa, status }),
             })
@@ -548,17 +769,29 @@ impl<T: Transport> Device<T> {
 
     /// Unmaps one page.
     pub fn trim(&mut self, lpa: u32) -> Result<(), DriverError> {
-        match self.one(Op::Trim, lpa)?.status {
+        match self.batch(&[(Op::Trim, lpa, [0; 20])])?[0].status {
             Status::Trimmed | Status::Unmapped => Ok(()),
             status => Err(DriverError::Unexpected { op: Op::Trim, lpa, status }),
         }
     }
 
+    /// Unmaps pages in one batch.
+    pub fn trim_batch(&mut self, lpas: &[u32]) -> Result<(), DriverError> {
+        let ops: Vec<_> = lpas.iter().map(|&lpa| (Op::Trim, lpa, [0; 20])).collect();
+        for (lpa, rsp) in lpas.iter().zip(self.batch(&ops)?) {
+            if !matches!(rsp.status, Status::Trimmed | Status::Unmapped) {
+                return Err(DriverError::Unexpected { op: Op::Trim, lpa: *lpa, status: rsp.status });
+            }
+        }
+        Ok(())
+    }
+
     /// Completes everything in flight (`SYNC`, which also drains the
-    /// cleaner) and syncs the device files.
+    /// cleaner) and commits: every write acknowledged before it survives a
+    /// crash from now on.
     pub fn flush(&mut self) -> Result<(), DriverError> {
-        match self.one(Op::Sync, 0)?.status {
-            Status::Done => self.store.sync(),
+        match self.batch(&[(Op::Sync, 0, [0; 20])])?[0].status {
+            Status::Done => self.commit(),
             status => Err(DriverError::Unexpected { op: Op::Sync, lpa: 0, status }),
         }
     }

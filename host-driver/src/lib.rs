@@ -16,6 +16,7 @@ pub mod nbd;
 pub mod plots;
 pub mod replay;
 pub mod sample;
+pub mod store;
 pub mod synth;
 
 pub use error::HostError;

@@ -83,15 +83,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve Ditto as a Network Block Device (fixed newstyle; READ, WRITE,
-    /// TRIM, FLUSH, DISCONNECT), one client at a time.
+    /// Serve Ditto as a Network Block Device (fixed newstyle; READ, WRITE
+    /// with FUA, WRITE_ZEROES, TRIM, FLUSH, DISCONNECT) to any number of
+    /// clients at once. With `--store DIR` the disk persists: a restart on
+    /// the same folder serves it again. SIGTERM or Ctrl-C flushes and
+    /// closes the store.
     Serve {
         /// Listen here, e.g. 127.0.0.1:10809.
         #[arg(long)]
         nbd: String,
-        /// Device size in bytes (suffixes K, M, G: powers of 1024).
-        #[arg(long, default_value = "16M")]
-        size: String,
+        /// Device size in bytes (suffixes K, M, G: powers of 1024). Default:
+        /// the store's size for an existing `--store`, else 16M.
+        #[arg(long)]
+        size: Option<String>,
+        /// Disconnect a client that sends nothing for this many seconds
+        /// (default: never; other clients are served meanwhile either way).
+        #[arg(long)]
+        idle_timeout: Option<u64>,
         #[command(flatten)]
         device: DeviceArgs,
         /// Share duplicates without comparing their bytes (trusted data).
@@ -150,6 +158,32 @@ enum Command {
         #[arg(long, default_value_t = 64)]
         pages: usize,
     },
+    /// Open a store after a crash (or a clean stop): recover its metadata
+    /// from the checkpoint and the journal, rebuild a core from it on the
+    /// backend, copy the data into a new generation if the layout changed,
+    /// and report what it did and how long it took.
+    Recover {
+        /// The store's folder.
+        #[arg(long)]
+        store: PathBuf,
+        /// The backend whose core is rebuilt (see `ditto ingest --help`).
+        #[arg(long, default_value = "verilator")]
+        backend: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check every stored page of a store against its fingerprint and list
+    /// the logical addresses each bad page affects (exit status 1 if any).
+    /// Nothing in the store is changed.
+    Scrub {
+        /// The store's folder.
+        #[arg(long)]
+        store: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the configurations.
     Configs,
     /// What a configuration holds: index entries, the reference-count
@@ -184,11 +218,13 @@ struct DeviceArgs {
     /// Cu, which is built as `cu`, so for them the default is `cu`.
     #[arg(long)]
     config: Option<String>,
-    /// SSDs in the array (1, 2, 4 or 8).
-    #[arg(long, default_value_t = 1)]
-    devices: u32,
-    /// Where the device files go, kept after the command (default: a fresh
-    /// temporary folder, removed when the command ends).
+    /// SSDs in the array (1, 2, 4 or 8). Default: 1, or the store's.
+    #[arg(long)]
+    devices: Option<u32>,
+    /// The store: a folder that keeps the disk (data, journal, checkpoint)
+    /// across runs. An existing store is opened (and recovered after a
+    /// crash); an absent one is created. Default: a fresh temporary store,
+    /// removed when the command ends.
     #[arg(long)]
     store: Option<PathBuf>,
 }
@@ -309,32 +345,89 @@ impl DeviceArgs {
 const DEFAULT_CONFIG: &str = "large";
 /// The configuration the Alchitry Cu is built as (the only one that fits it).
 const BOARD_CONFIG: &str = "cu";
+/// `serve`'s size without `--size` or a store.
+const DEFAULT_SERVE_BYTES: u64 = 16 << 20;
+
+/// `serve` is running: a signal asks it to stop (see [`SHUTDOWN`]).
+static SERVING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Set by SIGTERM or Ctrl-C while serving: flush, close the store, exit.
+static SHUTDOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A device as the commands open it: over any transport.
 type OpenDevice = ditto_host::driver::Device<Box<dyn ditto_host::driver::Transport>>;
 
-/// A device of `pages` pages as `args` say, its files in `--store` (default:
-/// a fresh temporary folder, removed when the command ends, however it ends),
-/// with its folder and the limits it was checked against.
+/// How many pages a command needs its device to have.
+#[derive(Clone, Copy)]
+enum Pages {
+    /// Exactly this many (`serve --size`).
+    Exactly(u64),
+    /// At least this many (what `ingest` and `replay` write), or the
+    /// store's size if it is larger.
+    AtLeast(u64),
+    /// The store's size (`serve` without `--size`), else this many.
+    StoreOr(u64),
+}
+
+/// A device as `args` say: its store in `--store` (opened and recovered if
+/// it exists, else created), or a fresh temporary store removed when the
+/// command ends, however it ends; with the store's folder and the limits
+/// the size was checked against.
 fn open_device(
     args: &DeviceArgs,
-    pages: u64,
+    pages: Pages,
     verify: bool,
 ) -> Result<(OpenDevice, PathBuf, ditto_host::limits::Limits)> {
     use ditto_host::driver::{setup_for_backend, transport, BackingStore, Device};
-    let devices = args.devices;
-    let cfg = args.config()?;
+    use ditto_host::store::format::StoreSpec;
+    let existing = match &args.store {
+        Some(dir) => BackingStore::spec_of(dir)?,
+        None => None,
+    };
+    let cfg = match (&existing, &args.config) {
+        (Some(spec), None) => ditto_hw::by_name(&spec.config)?,
+        _ => args.config()?,
+    };
+    let devices = args.devices.or(existing.as_ref().map(|s| s.devices)).unwrap_or(1);
+    let pages = match (pages, &existing) {
+        (Pages::Exactly(n), _) => n,
+        (Pages::AtLeast(n), Some(spec)) if n <= spec.lpas as u64 => spec.lpas as u64,
+        (Pages::AtLeast(n), Some(spec)) => bail!(
+            "store {} holds {} pages of 4 KiB; this needs {n}",
+            args.store.as_ref().expect("an existing store").display(),
+            spec.lpas
+        ),
+        (Pages::AtLeast(n), None) => n,
+        (Pages::StoreOr(_), Some(spec)) => spec.lpas as u64,
+        (Pages::StoreOr(n), None) => n,
+    };
     // Every limit is checked before any work starts.
     let limits = ditto_host::limits::Limits::of(&cfg, &args.backend)?;
     limits.check(pages, devices)?;
     let lpas = u32::try_from(pages).with_context(|| format!("{pages} pages are more than a device can address"))?;
     let setup = setup_for_backend(&args.backend, &cfg, lpas, devices)?;
-    let store = match &args.store {
-        Some(dir) => BackingStore::create(dir, setup.geometry)?,
-        None => BackingStore::temporary(setup.geometry)?,
+    let spec = StoreSpec::of(cfg.name, &setup);
+    let verify_flag = verify;
+    let started = std::time::Instant::now();
+    let (store, recovered) = match &args.store {
+        Some(dir) => BackingStore::open_or_create(dir, &spec)?,
+        None => (BackingStore::temporary(&spec)?, None),
     };
     let dir = store.dir().to_path_buf();
-    Ok((Device::new(transport(&args.backend, &cfg, setup)?, store, lpas, verify), dir, limits))
+    let transport = transport(&args.backend, &cfg, setup)?;
+    let device = match recovered {
+        None => Device::new(transport, store, verify_flag)?,
+        Some(recovered) => {
+            let read_seconds = started.elapsed().as_secs_f64();
+            let (device, mut report) = Device::open(transport, store, recovered, verify_flag)?;
+            report.read_seconds = read_seconds;
+            eprintln!("ditto: opened store {}:", dir.display());
+            for line in report.lines() {
+                eprintln!("  {line}");
+            }
+            device
+        }
+    };
+    Ok((device, dir, limits))
 }
 
 /// A progress bar of `len` steps on stderr, its message the step under
@@ -396,9 +489,15 @@ fn main() -> Result<()> {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    // Ctrl-C and SIGTERM end the process without destructors: remove the
-    // temporary stores first.
+    // Ctrl-C and SIGTERM: a server stops cleanly (flushes and closes its
+    // store); anything else, or a second signal, ends the process without
+    // destructors, so the temporary stores are removed first.
     ctrlc::set_handler(|| {
+        use std::sync::atomic::Ordering;
+        if SERVING.load(Ordering::SeqCst) && !SHUTDOWN.swap(true, Ordering::SeqCst) {
+            eprintln!("ditto serve: stopping: flushing and closing the store");
+            return;
+        }
         ditto_host::driver::remove_temporary_stores();
         std::process::exit(130);
     })
@@ -429,7 +528,7 @@ fn main() -> Result<()> {
             if input.pages() == 0 {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            let (mut dev, dir, limits) = open_device(&device, input.pages(), !no_verify)?;
+            let (mut dev, dir, limits) = open_device(&device, Pages::AtLeast(input.pages()), !no_verify)?;
             let config = limits.config.as_str();
             // Only a report of this configuration's own build turns cycles
             // into throughput.
@@ -451,8 +550,8 @@ fn main() -> Result<()> {
                 )),
                 Some(_) => None,
             };
-            let report =
-                ditto_host::ingest::ingest(&mut dev, &input, device.devices, fmax.as_ref().map(|f| f.0), !json)?;
+            let devices = dev.store().spec().devices;
+            let report = ditto_host::ingest::ingest(&mut dev, &input, devices, fmax.as_ref().map(|f| f.0), !json)?;
             warn_index_full(report.dedup.index_full_writes, &limits, input.pages());
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
@@ -474,7 +573,7 @@ fn main() -> Result<()> {
                     println!("throughput         {why}");
                 }
                 match &device.store {
-                    Some(_) => println!("device files       {}", dir.display()),
+                    Some(_) => println!("store              {}", dir.display()),
                     None => println!("device files       not kept (a temporary store: --store DIR keeps them)"),
                 }
             }
@@ -504,7 +603,7 @@ fn main() -> Result<()> {
             if pages == 0 {
                 bail!("{}: the trace addresses no page", trace.display());
             }
-            let (mut dev, _, limits) = open_device(&device, pages, false)
+            let (mut dev, _, limits) = open_device(&device, Pages::AtLeast(pages), false)
                 .with_context(|| format!("{}: the trace's pages do not fit (try --dense)", trace.display()))?;
             let writes = accesses.iter().filter(|a| a.write).count() as u64;
             let report = ditto_host::replay::replay(&mut dev, &accesses, plan)?;
@@ -517,22 +616,35 @@ fn main() -> Result<()> {
                 }
             }
         }
-        Command::Serve { nbd, size, device, no_verify, stats_json, clients } => {
-            let bytes = ditto_host::limits::parse_size(&size)?;
-            if bytes == 0 {
-                bail!("--size {size}: at least one byte");
-            }
-            let pages = bytes.div_ceil(ditto_host::driver::PAGE as u64);
+        Command::Serve { nbd, size, idle_timeout, device, no_verify, stats_json, clients } => {
+            let pages = match &size {
+                Some(size) => {
+                    let bytes = ditto_host::limits::parse_size(size)?;
+                    if bytes == 0 {
+                        bail!("--size {size}: at least one byte");
+                    }
+                    Pages::Exactly(bytes.div_ceil(ditto_host::driver::PAGE as u64))
+                }
+                None => Pages::StoreOr(DEFAULT_SERVE_BYTES / ditto_host::driver::PAGE as u64),
+            };
             let (mut dev, dir, _) = open_device(&device, pages, !no_verify)?;
+            let bytes = match size {
+                Some(size) => ditto_host::limits::parse_size(&size)?,
+                None => dev.lpas() as u64 * ditto_host::driver::PAGE as u64,
+            };
             let listener = std::net::TcpListener::bind(&nbd).with_context(|| format!("listening on {nbd}"))?;
             eprintln!(
-                "ditto serve: {bytes} bytes on nbd://{nbd} ({}, {} device(s), files in {})",
+                "ditto serve: {bytes} bytes on nbd://{nbd} ({}, {} device(s), {} {})",
                 device.backend,
-                device.devices,
+                dev.store().spec().devices,
+                if dev.store().is_temporary() { "a temporary store in" } else { "store" },
                 dir.display()
             );
+            let options =
+                ditto_host::nbd::ServeOptions { idle_timeout: idle_timeout.map(std::time::Duration::from_secs) };
+            SERVING.store(true, std::sync::atomic::Ordering::SeqCst);
             let mut served = 0u32;
-            ditto_host::nbd::serve(listener, &mut dev, bytes, |d| {
+            ditto_host::nbd::serve(listener, &mut dev, bytes, options, &SHUTDOWN, |d| {
                 let v = stats_value(d)?;
                 eprintln!("ditto serve: client done: {v}");
                 if let Some(path) = &stats_json {
@@ -542,6 +654,47 @@ fn main() -> Result<()> {
                 served += 1;
                 Ok(clients.is_none_or(|n| served < n))
             })?;
+            if SHUTDOWN.load(std::sync::atomic::Ordering::SeqCst) {
+                eprintln!("ditto serve: stopped: the store is flushed and closed");
+            }
+        }
+        Command::Recover { store, backend, json } => {
+            use ditto_host::driver::{setup_for_backend, transport, BackingStore, Device};
+            let Some(spec) = BackingStore::spec_of(&store)? else {
+                bail!("{} holds no Ditto store", store.display());
+            };
+            let cfg = ditto_hw::by_name(&spec.config)?;
+            let setup = setup_for_backend(&backend, &cfg, spec.lpas, spec.devices)?;
+            let started = std::time::Instant::now();
+            let (opened, recovered) =
+                BackingStore::open_or_create(&store, &ditto_host::store::format::StoreSpec::of(cfg.name, &setup))?;
+            let recovered = recovered.expect("an existing store");
+            let read_seconds = started.elapsed().as_secs_f64();
+            let (mut dev, mut report) = Device::open(transport(&backend, &cfg, setup)?, opened, recovered, true)?;
+            report.read_seconds = read_seconds;
+            dev.flush()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!("store              {}", store.display());
+                for line in report.lines() {
+                    println!("{line}");
+                }
+            }
+        }
+        Command::Scrub { store, json } => {
+            let report = ditto_host::store::scrub(&store)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!("store              {}", store.display());
+                for line in report.lines() {
+                    println!("{line}");
+                }
+            }
+            if !report.bad_pages.is_empty() {
+                bail!("{}: {} bad pages", store.display(), report.bad_pages.len());
+            }
         }
         Command::Hash { file, config, json, waveform } => {
             let cfg = ditto_hw::by_name(&config)?;

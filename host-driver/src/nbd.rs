@@ -1,12 +1,16 @@
 //! `ditto serve --nbd`: Ditto as a Network Block Device (fixed newstyle
-//! negotiation; `READ`, `WRITE`, `TRIM`, `FLUSH`, `DISCONNECT`), so that
-//! `qemu-img`, `qemu-io` or `nbdcopy` can write a disk image onto it and read
-//! it back. Requests that are not page-aligned are served by
-//! read-modify-write of the pages they touch; a request past the end gets
-//! `EINVAL` (writes `ENOSPC`) and nothing is changed. One client at a time.
+//! negotiation; `READ`, `WRITE` (with `FUA`), `WRITE_ZEROES`, `TRIM`,
+//! `FLUSH`, `DISCONNECT`), so that `qemu-img`, `qemu-io`, `nbdcopy` or fio
+//! can write a disk image onto it and read it back. Requests that are not
+//! page-aligned are served by read-modify-write of the pages they touch; a
+//! request past the end gets `EINVAL` (writes `ENOSPC`) and nothing is
+//! changed. Any number of clients at once, each on a thread of its own.
 use crate::driver::{Device, DriverError, Transport, PAGE};
 use std::io::{Read, Write};
 use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
 
 const NBDMAGIC: u64 = 0x4e42_444d_4147_4943;
 const IHAVEOPT: u64 = 0x4948_4156_454f_5054;
@@ -27,14 +31,18 @@ const REP_INFO: u32 = 3;
 const REP_ERR_UNSUP: u32 = 0x8000_0001;
 const INFO_EXPORT: u16 = 0;
 
-/// Transmission flags: has flags, can flush, can trim.
-const TRANSMISSION_FLAGS: u16 = 1 | 4 | 32;
+/// Transmission flags: has flags, can flush, honours FUA, can trim, can
+/// write zeroes, and multi-conn (a flush on any connection commits every
+/// connection's writes: they all reach one device).
+const TRANSMISSION_FLAGS: u16 = 1 | 4 | 8 | 32 | 64 | 256;
 
 const CMD_READ: u16 = 0;
 const CMD_WRITE: u16 = 1;
 const CMD_DISC: u16 = 2;
 const CMD_FLUSH: u16 = 3;
 const CMD_TRIM: u16 = 4;
+const CMD_WRITE_ZEROES: u16 = 6;
+const CMD_FLAG_FUA: u16 = 1;
 
 const EIO: u32 = 5;
 const EINVAL: u32 = 22;
@@ -50,6 +58,8 @@ pub enum NbdError {
     Io(#[from] std::io::Error),
     #[error("protocol: {0}")]
     Protocol(String),
+    #[error("the server stopped")]
+    Stopped,
 }
 
 fn read_u16(s: &mut impl Read) -> std::io::Result<u16> {
@@ -78,32 +88,106 @@ fn option_reply(s: &mut impl Write, option: u32, kind: u32, data: &[u8]) -> std:
     s.write_all(&out)
 }
 
-/// Serves `device` (of `size` bytes) on `listener`, one client after
-/// another; `after_client` runs after each disconnect (e.g. to report).
+/// How [`serve`] runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ServeOptions {
+    /// A client that sends no request for this long is disconnected (its
+    /// connection only: others go on). `None`: never.
+    pub idle_timeout: Option<Duration>,
+}
+
+/// A request as a session hands it to the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub flags: u16,
+    pub kind: u16,
+    pub offset: u64,
+    pub length: u32,
+    /// A write's data.
+    pub payload: Vec<u8>,
+}
+
+/// What the device answers: an NBD error number (0: done) and a read's data.
+pub type Reply = (u32, Vec<u8>);
+
+enum Message {
+    Request(Request, mpsc::Sender<Reply>),
+    Done(Result<(), NbdError>),
+}
+
+/// Serves `device` (of `size` bytes) on `listener` to any number of clients
+/// at once: each connection has a thread of its own that speaks NBD, and
+/// this thread runs their requests on the device one at a time, so an idle
+/// client blocks no one. `after_client` runs after each disconnect (e.g. to
+/// report) and says whether to go on. When `shutdown` is set (SIGTERM,
+/// Ctrl-C) the device is flushed and `serve` returns.
 pub fn serve<T: Transport>(
     listener: TcpListener,
     device: &mut Device<T>,
     size: u64,
+    options: ServeOptions,
+    shutdown: &AtomicBool,
     mut after_client: impl FnMut(&mut Device<T>) -> Result<bool, DriverError>,
 ) -> Result<(), NbdError> {
-    for stream in listener.incoming() {
-        let mut stream = stream?;
-        stream.set_nodelay(true)?;
-        match session(&mut stream, device, size) {
-            Ok(()) => {}
-            Err(NbdError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
-            Err(e) => eprintln!("ditto serve: client dropped: {e}"),
+    let (tx, rx) = mpsc::channel::<Message>();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let result = stream
+                    .set_nodelay(true)
+                    .and_then(|_| stream.set_read_timeout(options.idle_timeout))
+                    .map_err(NbdError::from)
+                    .and_then(|_| {
+                        session(&mut stream, size, |request| {
+                            let (reply_tx, reply_rx) = mpsc::channel();
+                            tx.send(Message::Request(request, reply_tx)).map_err(|_| NbdError::Stopped)?;
+                            reply_rx.recv().map_err(|_| NbdError::Stopped)
+                        })
+                    });
+                let _ = tx.send(Message::Done(result));
+            });
         }
-        let go_on = after_client(device).map_err(|e| NbdError::Protocol(e.to_string()))?;
-        if !go_on {
-            break;
+    });
+    loop {
+        if shutdown.load(Ordering::SeqCst) {
+            device.flush().map_err(|e| NbdError::Protocol(format!("flushing at shutdown: {e}")))?;
+            return Ok(());
+        }
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(Message::Request(request, reply)) => {
+                let _ = reply.send(handle(device, size, &request));
+            }
+            Ok(Message::Done(result)) => {
+                match result {
+                    Ok(()) => {}
+                    Err(NbdError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
+                    Err(NbdError::Io(e))
+                        if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+                    {
+                        eprintln!("ditto serve: a client was idle past --idle-timeout: disconnected")
+                    }
+                    Err(e) => eprintln!("ditto serve: client dropped: {e}"),
+                }
+                if !after_client(device).map_err(|e| NbdError::Protocol(e.to_string()))? {
+                    device.flush().map_err(|e| NbdError::Protocol(format!("flushing at the end: {e}")))?;
+                    return Ok(());
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
         }
     }
-    Ok(())
 }
 
-/// One client's session over `s` (a socket; any byte stream in the tests).
-fn session<T: Transport>(s: &mut (impl Read + Write), device: &mut Device<T>, size: u64) -> Result<(), NbdError> {
+/// One client's session over `s` (a socket; any byte stream in the tests):
+/// the handshake, then each request handed to `run` and its reply sent.
+fn session(
+    s: &mut (impl Read + Write),
+    size: u64,
+    mut run: impl FnMut(Request) -> Result<Reply, NbdError>,
+) -> Result<(), NbdError> {
     // Fixed newstyle handshake.
     let mut hello = Vec::new();
     hello.extend(NBDMAGIC.to_be_bytes());
@@ -158,12 +242,11 @@ fn session<T: Transport>(s: &mut (impl Read + Write), device: &mut Device<T>, si
         if read_u32(s)? != REQUEST_MAGIC {
             return Err(NbdError::Protocol("request without its magic".into()));
         }
-        let _flags = read_u16(s)?;
+        let flags = read_u16(s)?;
         let kind = read_u16(s)?;
         let handle = read_u64(s)?;
         let offset = read_u64(s)?;
         let length = read_u32(s)?;
-        let in_range = offset.checked_add(length as u64).is_some_and(|end| end <= size) && length <= MAX_REQUEST;
         let mut payload = Vec::new();
         if kind == CMD_WRITE {
             if length > MAX_REQUEST {
@@ -172,18 +255,10 @@ fn session<T: Transport>(s: &mut (impl Read + Write), device: &mut Device<T>, si
             payload = vec![0; length as usize];
             s.read_exact(&mut payload)?;
         }
-        let (error, data) = match kind {
-            CMD_DISC => return Ok(()),
-            _ if !in_range => (if kind == CMD_WRITE { ENOSPC } else { EINVAL }, Vec::new()),
-            CMD_READ => match read_bytes(device, offset, length) {
-                Ok(d) => (0, d),
-                Err(e) => (errno(&e), Vec::new()),
-            },
-            CMD_WRITE => (write_bytes(device, offset, &payload).map_or_else(|e| errno(&e), |_| 0), Vec::new()),
-            CMD_FLUSH => (device.flush().map_or_else(|e| errno(&e), |_| 0), Vec::new()),
-            CMD_TRIM => (trim_bytes(device, offset, length).map_or_else(|e| errno(&e), |_| 0), Vec::new()),
-            _ => (EINVAL, Vec::new()),
-        };
+        if kind == CMD_DISC {
+            return Ok(());
+        }
+        let (error, data) = run(Request { flags, kind, offset, length, payload })?;
         let mut out = Vec::with_capacity(16 + data.len());
         out.extend(SIMPLE_REPLY_MAGIC.to_be_bytes());
         out.extend(error.to_be_bytes());
@@ -192,6 +267,39 @@ fn session<T: Transport>(s: &mut (impl Read + Write), device: &mut Device<T>, si
             out.extend(data);
         }
         s.write_all(&out)?;
+    }
+}
+
+/// Runs one request on the device: past the end `EINVAL` (a write
+/// `ENOSPC`) and nothing changed; a write or write-zeroes with `FUA` is
+/// committed before its reply.
+pub fn handle<T: Transport>(device: &mut Device<T>, size: u64, r: &Request) -> Reply {
+    let transfer = matches!(r.kind, CMD_READ | CMD_WRITE);
+    let in_range =
+        r.offset.checked_add(r.length as u64).is_some_and(|end| end <= size) && (!transfer || r.length <= MAX_REQUEST);
+    let writes = matches!(r.kind, CMD_WRITE | CMD_WRITE_ZEROES);
+    let done = |result: Result<(), DriverError>| (result.map_or_else(|e| errno(&e), |_| 0), Vec::new());
+    let fua = |device: &mut Device<T>, result: Result<(), DriverError>| {
+        result.and_then(|_| if r.flags & CMD_FLAG_FUA != 0 { device.flush() } else { Ok(()) })
+    };
+    match r.kind {
+        _ if !in_range && writes => (ENOSPC, Vec::new()),
+        CMD_READ | CMD_WRITE | CMD_FLUSH | CMD_TRIM | CMD_WRITE_ZEROES if !in_range => (EINVAL, Vec::new()),
+        CMD_READ => match read_bytes(device, r.offset, r.length) {
+            Ok(d) => (0, d),
+            Err(e) => (errno(&e), Vec::new()),
+        },
+        CMD_WRITE => {
+            let result = write_bytes(device, r.offset, &r.payload);
+            done(fua(device, result))
+        }
+        CMD_WRITE_ZEROES => {
+            let result = zero_bytes(device, r.offset, r.length);
+            done(fua(device, result))
+        }
+        CMD_FLUSH => done(device.flush()),
+        CMD_TRIM => done(trim_bytes(device, r.offset, r.length)),
+        _ => (EINVAL, Vec::new()),
     }
 }
 
@@ -256,8 +364,24 @@ fn write_bytes<T: Transport>(device: &mut Device<T>, offset: u64, data: &[u8]) -
 fn trim_bytes<T: Transport>(device: &mut Device<T>, offset: u64, length: u32) -> Result<(), DriverError> {
     let first = offset.div_ceil(PAGE as u64);
     let end = (offset + length as u64) / PAGE as u64;
-    for p in first..end {
-        device.trim(p as u32)?;
+    let lpas: Vec<u32> = (first..end).map(|p| p as u32).collect();
+    for chunk in lpas.chunks(256) {
+        device.trim_batch(chunk)?;
+    }
+    Ok(())
+}
+
+/// Writes zeros over the range: whole pages as zero pages (which dedup
+/// shares like any duplicate), partial ones by read-modify-write.
+fn zero_bytes<T: Transport>(device: &mut Device<T>, offset: u64, length: u32) -> Result<(), DriverError> {
+    const CHUNK: u64 = 64 * PAGE as u64;
+    let zeros = vec![0u8; CHUNK as usize];
+    let end = offset + length as u64;
+    let mut at = offset;
+    while at < end {
+        let n = (end - at).min(CHUNK - at % PAGE as u64);
+        write_bytes(device, at, &zeros[..n as usize])?;
+        at += n;
     }
     Ok(())
 }
@@ -266,6 +390,7 @@ fn trim_bytes<T: Transport>(device: &mut Device<T>, offset: u64, length: u32) ->
 mod tests {
     use super::*;
     use crate::driver::{setup_for, BackingStore, ModelTransport};
+    use crate::store::format::StoreSpec;
     use proptest::prelude::*;
 
     /// A client's bytes in, the server's out.
@@ -294,8 +419,8 @@ mod tests {
 
     fn device() -> Device<ModelTransport> {
         let setup = setup_for(16, 1).unwrap();
-        let store = BackingStore::temporary(setup.geometry).unwrap();
-        Device::new(ModelTransport::new(setup.core_config(&ditto_hw::config::LARGE)), store, 16, true)
+        let store = BackingStore::temporary(&StoreSpec::of("large", &setup)).unwrap();
+        Device::new(ModelTransport::new(setup.core_config(&ditto_hw::config::LARGE)), store, true).unwrap()
     }
 
     /// The client's side of the handshake: fixed newstyle, no zeroes, and
@@ -312,7 +437,13 @@ mod tests {
     /// the end), and a fill byte for a write's data.
     fn request() -> impl Strategy<Value = (u16, u64, u32, u8)> {
         (
-            prop_oneof![3 => Just(CMD_WRITE), 3 => Just(CMD_READ), 1 => Just(CMD_FLUSH), 1 => Just(5u16)],
+            prop_oneof![
+                3 => Just(CMD_WRITE),
+                3 => Just(CMD_READ),
+                1 => Just(CMD_FLUSH),
+                1 => Just(CMD_WRITE_ZEROES),
+                1 => Just(5u16)
+            ],
             prop_oneof![4 => 0u64..SIZE, 1 => SIZE - 100..SIZE + 5_000, 1 => Just(u64::MAX - 10)],
             prop_oneof![4 => 0u32..9_000, 1 => Just(u32::MAX)],
             any::<u8>(),
@@ -336,7 +467,8 @@ mod tests {
                 // A huge write is refused before its data: keep it last.
                 let length = if kind == CMD_WRITE { length.min(9_000) } else { length };
                 input.extend(REQUEST_MAGIC.to_be_bytes());
-                input.extend(0u16.to_be_bytes());
+                // Writes alternate with and without FUA.
+                input.extend(if i % 2 == 0 { 0u16 } else { CMD_FLAG_FUA }.to_be_bytes());
                 input.extend(kind.to_be_bytes());
                 input.extend((i as u64).to_be_bytes());
                 input.extend(offset.to_be_bytes());
@@ -349,7 +481,8 @@ mod tests {
             input.extend(&tail);
             let mut wire = Wire { input: std::io::Cursor::new(input), output: Vec::new() };
             let mut dev = device();
-            let _ = session(&mut wire, &mut dev, SIZE); // the tail may end it any way but a panic
+            // The tail may end it any way but a panic.
+            let _ = session(&mut wire, SIZE, |request| Ok(handle(&mut dev, SIZE, &request)));
             // The replies, after the server's hello (18 bytes) and its
             // answer to the export name (10 bytes without zeroes).
             let out = &wire.output[28.min(wire.output.len())..];
@@ -368,7 +501,11 @@ mod tests {
                         prop_assert_eq!(error, 0);
                         shadow[offset as usize..(offset + length as u64) as usize].fill(fill);
                     }
-                    CMD_WRITE => prop_assert_eq!(error, ENOSPC),
+                    CMD_WRITE | CMD_WRITE_ZEROES if !in_range => prop_assert_eq!(error, ENOSPC),
+                    CMD_WRITE_ZEROES => {
+                        prop_assert_eq!(error, 0);
+                        shadow[offset as usize..(offset + length as u64) as usize].fill(0);
+                    }
                     CMD_READ if in_range => {
                         prop_assert_eq!(error, 0);
                         let range = offset as usize..(offset + length as u64) as usize;

@@ -6,6 +6,7 @@
 //! crate) drives the same cosimulated top through a pseudo-terminal.
 use ditto_host::driver::{BackingStore, Device, ModelTransport, Transport, Written, PAGE};
 use ditto_host::link::{board_core_config, CosimUartPipe, Damage, Faults, LinkStats, LinkTransport, BOARD_MODEL};
+use ditto_host::store::format::StoreSpec;
 use ditto_hw::board::BoardSetup;
 use ditto_hw::config::CU;
 use ditto_hw::ftl::{Op, Stat};
@@ -14,7 +15,16 @@ use rand::Rng;
 
 /// A store in a temporary folder, removed with the store.
 fn store(_name: &str) -> BackingStore {
-    BackingStore::temporary(BoardSetup::COSIM.geometry).unwrap()
+    let b = BoardSetup::COSIM;
+    let setup = ditto_sim::ditto_core::CoreSetup {
+        lpas: b.lpas,
+        geometry: b.geometry,
+        array_wide: b.array_wide,
+        bloom: true,
+        refcount_max: b.refcount_max,
+        memory: ditto_sim::index::MemTiming::fixed(2),
+    };
+    BackingStore::temporary(&StoreSpec::of("cu", &setup)).unwrap()
 }
 
 fn page(content: u32) -> Box<[u8; PAGE]> {
@@ -97,7 +107,7 @@ fn workload<T: Transport>(
 
 fn model_device(name: &str) -> Device<ModelTransport> {
     let config = board_core_config(&CU, &BoardSetup::COSIM);
-    Device::new(ModelTransport::new(config), store(name), BoardSetup::COSIM.lpas, true)
+    Device::new(ModelTransport::new(config), store(name), true).unwrap()
 }
 
 /// The workload over the cosimulated board (with `faults`), against the model.
@@ -107,7 +117,7 @@ fn compare_with_model(label: &str, faults: Faults, full_pages: usize) -> LinkSta
         let mut pipe = CosimUartPipe::attach(model).unwrap();
         pipe.set_faults(faults);
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
-        let mut board = Device::new(link, store(label), BoardSetup::COSIM.lpas, true);
+        let mut board = Device::new(link, store(label), true).unwrap();
         let (a, sa, ia) = workload(&mut board, faults.seed, full_pages);
         let (b, sb, ib) = workload(&mut model_device(label), faults.seed, full_pages);
         assert_eq!(a, b, "the same outcomes, command by command");
@@ -151,7 +161,7 @@ fn the_serial_transport_drives_the_board_through_a_pseudo_terminal() {
         let mut board = CosimUartPipe::attach(model).unwrap();
         let host = std::thread::spawn(move || {
             let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
-            let mut dev = Device::new(link, store("serial"), BoardSetup::COSIM.lpas, true);
+            let mut dev = Device::new(link, store("serial"), true).unwrap();
             let outcome = workload(&mut dev, seed, 32);
             (outcome, dev.transport().link_stats())
         });
@@ -203,7 +213,7 @@ fn write_through(label: &str, damage: Damage) -> LinkStats {
     cosim(label, BOARD_MODEL, |model| {
         let pipe = CosimUartPipe::attach(model).unwrap();
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
-        let mut dev = Device::new(link, store(label), BoardSetup::COSIM.lpas, true);
+        let mut dev = Device::new(link, store(label), true).unwrap();
         assert!(matches!(dev.write(1, &page(5)).unwrap(), Written::Unique { .. }));
         dev.transport().pipe().damage_next(damage.clone());
         assert!(matches!(dev.write(2, &page(6)).unwrap(), Written::Unique { .. }), "{damage:?}");
@@ -254,7 +264,7 @@ fn a_frame_cut_in_its_header_after_a_page_leaves_the_lane_alone() {
     cosim("board_link_cut_header", BOARD_MODEL, |model| {
         let pipe = CosimUartPipe::attach(model).unwrap();
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
-        let mut dev = Device::new(link, store("cut-header"), BoardSetup::COSIM.lpas, true);
+        let mut dev = Device::new(link, store("cut-header"), true).unwrap();
         // The WRITE's first memory answer (the frame after the WRITE) is cut
         // after its SYNC and kind.
         dev.transport().pipe().damage_frame(1, Damage::Truncate { keep: 2 });
@@ -270,7 +280,7 @@ fn a_damaged_response_is_asked_for_again_and_the_command_not_run_twice() {
     cosim("board_link_lost_response", BOARD_MODEL, |model| {
         let pipe = CosimUartPipe::attach(model).unwrap();
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
-        let mut dev = Device::new(link, store("lost-response"), BoardSetup::COSIM.lpas, true);
+        let mut dev = Device::new(link, store("lost-response"), true).unwrap();
         assert!(matches!(dev.write(1, &page(5)).unwrap(), Written::Unique { .. }));
         // A TRIM's response: the first byte the board sends back is its
         // SYNC; damaged, the host never sees the frame and asks again.

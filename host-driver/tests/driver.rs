@@ -4,6 +4,7 @@
 use ditto_host::driver::{
     setup_for, BackingStore, Completion, CosimTransport, Device, DriverError, ModelTransport, Transport, Written, PAGE,
 };
+use ditto_host::store::format::StoreSpec;
 use ditto_hw::config::LARGE;
 use ditto_hw::ftl::{Op, Stat};
 use ditto_hw::index::model::IndexStats;
@@ -13,7 +14,7 @@ use rand::Rng;
 
 /// A store in a temporary folder, removed with the store.
 fn store(_name: &str, setup: &ditto_sim::ditto_core::CoreSetup) -> BackingStore {
-    BackingStore::temporary(setup.geometry).unwrap()
+    BackingStore::temporary(&StoreSpec::of("large", setup)).unwrap()
 }
 
 fn page(content: u32) -> Box<[u8; PAGE]> {
@@ -62,9 +63,8 @@ fn workload<T: Transport>(dev: &mut Device<T>, seed: u64) -> (Vec<String>, [u32;
 fn the_same_workload_through_the_cosimulated_core_and_the_model_gives_the_same_results() {
     let seed = seed("driver_transports");
     let setup = setup_for(64, 2).unwrap();
-    let mut cosim = Device::new(CosimTransport::new(&LARGE, setup).unwrap(), store("cosim", &setup), setup.lpas, true);
-    let mut model =
-        Device::new(ModelTransport::new(setup.core_config(&LARGE)), store("model", &setup), setup.lpas, true);
+    let mut cosim = Device::new(CosimTransport::new(&LARGE, setup).unwrap(), store("cosim", &setup), true).unwrap();
+    let mut model = Device::new(ModelTransport::new(setup.core_config(&LARGE)), store("model", &setup), true).unwrap();
     let (a, sa) = workload(&mut cosim, seed);
     let (b, sb) = workload(&mut model, seed);
     assert_eq!(a, b, "the same outcomes, write by write");
@@ -109,12 +109,9 @@ impl Transport for WeakFingerprints {
 #[test]
 fn a_collision_is_caught_and_both_pages_read_back_intact() {
     let setup = setup_for(16, 1).unwrap();
-    let mut dev = Device::new(
-        WeakFingerprints(ModelTransport::new(setup.core_config(&LARGE))),
-        store("collision", &setup),
-        setup.lpas,
-        true,
-    );
+    let mut dev =
+        Device::new(WeakFingerprints(ModelTransport::new(setup.core_config(&LARGE))), store("collision", &setup), true)
+            .unwrap();
     let (a, mut b) = (page(7), page(7));
     b[100] ^= 0xff; // same first byte: same weak fingerprint, different bytes
     assert!(matches!(dev.write(0, &a).unwrap(), Written::Unique { .. }));
@@ -124,12 +121,9 @@ fn a_collision_is_caught_and_both_pages_read_back_intact() {
     assert_eq!(dev.driver_stats().collisions_caught, 1);
 
     // With verification off the collision goes unseen: the reason it is on.
-    let mut trusting = Device::new(
-        WeakFingerprints(ModelTransport::new(setup.core_config(&LARGE))),
-        store("trusting", &setup),
-        setup.lpas,
-        false,
-    );
+    let mut trusting =
+        Device::new(WeakFingerprints(ModelTransport::new(setup.core_config(&LARGE))), store("trusting", &setup), false)
+            .unwrap();
     trusting.write(0, &a).unwrap();
     assert!(matches!(trusting.write(1, &b).unwrap(), Written::Duplicate { .. }));
     assert!(trusting.read(1).unwrap() == a, "merged: what verification prevents");
@@ -161,7 +155,7 @@ fn a_real_sha1_collision_hashed_by_the_cosimulated_lanes_is_caught() {
     assert_eq!(Sha1::digest(&a[..]), Sha1::digest(&b[..]), "the SHAttered pages collide");
     let setup = setup_for(16, 1).unwrap();
     let transport = CosimTransport::new(&LARGE, setup).unwrap();
-    let mut dev = Device::new(transport, store("shattered", &setup), setup.lpas, true);
+    let mut dev = Device::new(transport, store("shattered", &setup), true).unwrap();
     assert!(matches!(dev.write(0, &a).unwrap(), Written::Unique { .. }));
     // The hardware lanes give both pages one fingerprint: the core reports a
     // duplicate, and the driver's byte check stores the page apart.
@@ -170,12 +164,8 @@ fn a_real_sha1_collision_hashed_by_the_cosimulated_lanes_is_caught() {
     assert_eq!(dev.driver_stats().collisions_caught, 1);
     dev.flush().unwrap();
 
-    let mut trusting = Device::new(
-        CosimTransport::new(&LARGE, setup).unwrap(),
-        store("shattered-trusting", &setup),
-        setup.lpas,
-        false,
-    );
+    let mut trusting =
+        Device::new(CosimTransport::new(&LARGE, setup).unwrap(), store("shattered-trusting", &setup), false).unwrap();
     trusting.write(0, &a).unwrap();
     assert!(matches!(trusting.write(1, &b).unwrap(), Written::Duplicate { .. }), "the core alone merges them");
     assert!(trusting.read(1).unwrap() == a);
@@ -188,7 +178,7 @@ fn bad_requests_get_typed_errors_and_lose_nothing() {
     let lpas = usable + 4;
     let mut s = setup;
     s.lpas = lpas;
-    let mut dev = Device::new(ModelTransport::new(s.core_config(&LARGE)), store("errors", &s), lpas, true);
+    let mut dev = Device::new(ModelTransport::new(s.core_config(&LARGE)), store("errors", &s), true).unwrap();
     assert!(matches!(dev.write(lpas, &page(1)), Err(DriverError::OutOfRange { .. })));
     assert!(matches!(dev.read(lpas + 9), Err(DriverError::OutOfRange { .. })));
     for lpa in 0..usable {
