@@ -49,9 +49,11 @@ impl StoreSpec {
         }
     }
 
-    /// Physical pages in all devices.
-    pub fn physical_pages(&self) -> u64 {
-        self.devices as u64 * self.blocks_per_device as u64 * self.pages_per_block as u64
+    /// Whether `ppa` names a page of this store's geometry.
+    pub fn holds_ppa(&self, ppa: u32) -> bool {
+        let g = self.geometry();
+        let (block, page) = g.locate(ppa);
+        block < g.devices * g.blocks_per_device && page < g.pages_per_block && g.ppa(block, page) == ppa
     }
 
     /// The first field where `self` (the store) and `wanted` (a command)
@@ -166,9 +168,9 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// The mirror a checkpoint of `generation` records, for a store of `lpas`
-/// pages and `physical` physical pages.
-pub fn decode_checkpoint(bytes: &[u8], generation: u64, lpas: u32, physical: u64) -> Result<Mirror, FormatError> {
+/// The mirror a checkpoint of `generation` records, for a store of `spec`.
+pub fn decode_checkpoint(bytes: &[u8], generation: u64, spec: &StoreSpec) -> Result<Mirror, FormatError> {
+    let lpas = spec.lpas;
     let bad = |what: String, offset: usize| FormatError::Checkpoint { what, offset };
     if bytes.len() < CHECKPOINT_HEADER + 4 || &bytes[..8] != CHECKPOINT_MAGIC {
         return Err(bad("no checkpoint header".into(), 0));
@@ -193,8 +195,8 @@ pub fn decode_checkpoint(bytes: &[u8], generation: u64, lpas: u32, physical: u64
         let at = CHECKPOINT_HEADER + i * CHECKPOINT_RECORD;
         let (lpa, ppa, flags) = (u32_at(bytes, at), u32_at(bytes, at + 4), bytes[at + 8]);
         let fingerprint: [u8; 20] = bytes[at + 9..at + 29].try_into().expect("20 bytes");
-        if ppa as u64 >= physical {
-            return Err(bad(format!("LPA {lpa} at PPA {ppa}, past the store's {physical} pages"), at));
+        if !spec.holds_ppa(ppa) {
+            return Err(bad(format!("LPA {lpa} at PPA {ppa}, not a page of the store's geometry"), at));
         }
         if mirror.lookup(lpa).is_some() {
             return Err(bad(format!("LPA {lpa} twice"), at));
@@ -466,19 +468,18 @@ mod tests {
                 m.apply(&Event::Map { lpa, ppa, fresh, flags: 0, fingerprint }).unwrap();
             }
             let bytes = encode_checkpoint(3, &m);
-            let back = decode_checkpoint(&bytes, 3, 64, 32).unwrap();
+            let back = decode_checkpoint(&bytes, 3, &spec()).unwrap();
             prop_assert!(back.same_layout(&m));
             prop_assert_eq!(back.live_pages(), m.live_pages());
             let bit = flip.index(bytes.len() * 8);
             let mut flipped = bytes;
             flipped[bit / 8] ^= 1 << (bit % 8);
-            prop_assert!(decode_checkpoint(&flipped, 3, 64, 32).is_err());
+            prop_assert!(decode_checkpoint(&flipped, 3, &spec()).is_err());
         }
     }
 
-    #[test]
-    fn a_superblock_reads_back_and_an_edit_is_caught_by_its_checksum() {
-        let spec = StoreSpec {
+    fn spec() -> StoreSpec {
+        StoreSpec {
             config: "large".into(),
             lpas: 64,
             devices: 1,
@@ -487,8 +488,12 @@ mod tests {
             reserve_blocks: 2,
             array_wide: true,
             refcount_max: 4095,
-        };
-        let sb = Superblock::new(spec, 2);
+        }
+    }
+
+    #[test]
+    fn a_superblock_reads_back_and_an_edit_is_caught_by_its_checksum() {
+        let sb = Superblock::new(spec(), 2);
         assert_eq!(Superblock::decode(&sb.encode()), Ok(sb.clone()));
         let edited = String::from_utf8(sb.encode()).unwrap().replace("\"lpas\": 64", "\"lpas\": 65");
         assert!(matches!(Superblock::decode(edited.as_bytes()), Err(FormatError::SuperblockChecksum { .. })));

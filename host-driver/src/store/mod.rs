@@ -363,14 +363,14 @@ impl BackingStore {
 
         let cp_path = dir.join(checkpoint_file(generation));
         let cp = std::fs::read(&cp_path).map_err(io_err(&cp_path))?;
-        let mirror = format::decode_checkpoint(&cp, generation, spec.lpas, spec.physical_pages())
+        let mirror = format::decode_checkpoint(&cp, generation, &spec)
             .map_err(|source| StoreError::Format { path: cp_path.clone(), source })?;
 
         let j_path = dir.join(journal_file(generation));
         let j_bytes = std::fs::read(&j_path).map_err(io_err(&j_path))?;
         let read = format::decode_journal(&j_bytes, generation)
             .map_err(|source| StoreError::Format { path: j_path.clone(), source })?;
-        let recovered = recover(mirror, &read, &data, &j_path, generation)?;
+        let recovered = recover(mirror, &read, &data, &j_path, &spec, generation)?;
         let file = OpenOptions::new().read(true).write(true).open(&j_path).map_err(io_err(&j_path))?;
         let journal = Journal {
             path: j_path,
@@ -529,8 +529,29 @@ fn recover(
     read: &format::JournalRead,
     data: &DataFiles,
     path: &Path,
+    spec: &StoreSpec,
     generation: u64,
 ) -> Result<Recovered, StoreError> {
+    // Every page an entry names must be one of the store's.
+    for (seq, entry) in read.entries.iter().enumerate() {
+        if let Entry::Ops { events, redo } = entry {
+            let ppas = events.iter().flat_map(|e| match *e {
+                Event::Map { ppa, .. } => vec![ppa],
+                Event::Move { from, to } => vec![from, to],
+                Event::Unmap { .. } => vec![],
+            });
+            if let Some(ppa) = ppas.chain(redo.iter().map(|(p, _)| *p)).find(|&p| !spec.holds_ppa(p)) {
+                return Err(StoreError::Format {
+                    path: path.to_path_buf(),
+                    source: FormatError::Entry {
+                        seq: seq as u64,
+                        offset: 0,
+                        what: format!("PPA {ppa} is not a page of the store"),
+                    },
+                });
+            }
+        }
+    }
     let mut report = RecoveryLog {
         generation,
         checkpoint_lpas: mirror.mapped_lpas(),
