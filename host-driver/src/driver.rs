@@ -267,8 +267,9 @@ pub struct OpenReport {
     /// Copies the rebuilt core stores.
     pub live_pages: u64,
     /// Whether the data was copied into a new generation (when the rebuilt
-    /// core's layout differs from the recovered one: after any write since
-    /// the last open).
+    /// core's layout differs from the recovered one, as after overwrites or
+    /// garbage collection since the last open). Otherwise, if the journal
+    /// held operations, they are checkpointed in place.
     pub compacted: bool,
     /// Pages copied into the new generation.
     pub pages_copied: u64,
@@ -423,8 +424,13 @@ impl<T: Transport> Device<T> {
         report.live_pages = dev.mirror.live_pages();
         report.rebuild_seconds = start.elapsed().as_secs_f64();
         let start = std::time::Instant::now();
+        let operations = report.recovery.committed_operations + report.recovery.recovered_operations;
         if dev.mirror.same_layout(&recovered.mirror) && recovered.redo.is_empty() {
-            if report.recovery.journal_entries > 0 || report.recovery.torn_bytes > 0 {
+            // The data lies where the rebuilt core has it: checkpoint the
+            // metadata (if the journal changed it) without copying.
+            if operations > 0 {
+                dev.store.checkpoint(&dev.mirror)?;
+            } else if report.recovery.journal_entries > 0 || report.recovery.torn_bytes > 0 {
                 dev.store.reset_journal()?;
             }
         } else {

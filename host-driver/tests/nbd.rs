@@ -194,3 +194,242 @@ fn fio_verifies_every_block_it_writes_through_the_served_device() {
     assert_eq!(job["write"]["io_kbytes"], 2048, "every block written: {job}");
     assert_eq!(job["read"]["io_kbytes"], 2048, "every block read back and verified: {job}");
 }
+
+/// Starts `ditto serve` on `store` on a free port with `args`, waiting
+/// until it listens.
+fn serve_store(store: &std::path::Path, args: &[&str]) -> (Server, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ditto"))
+        .args(["serve", "--nbd", &addr, "--store"])
+        .arg(store)
+        .args(args)
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    for _ in 0..1200 {
+        if std::net::TcpStream::connect(&addr).is_ok() {
+            return (Server(child), format!("nbd://{addr}"));
+        }
+        assert!(child.try_wait().unwrap().is_none(), "ditto serve ended before it listened");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("ditto serve did not listen");
+}
+
+/// A seeded image of `pages` pages: one page in four a copy of one of four
+/// hot pages, the rest distinct.
+fn image(seed: u64, pages: usize) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let hot: Vec<Vec<u8>> = (0..4u64).map(|h| vec![(h * 37 + seed) as u8; 4096]).collect();
+    let mut out = Vec::with_capacity(pages * 4096);
+    for _ in 0..pages {
+        if next() % 4 == 0 {
+            out.extend(&hot[(next() % 4) as usize]);
+        } else {
+            out.extend((0..4096).map(|_| next() as u8));
+        }
+    }
+    out
+}
+
+fn convert_onto(url: &str, image: &std::path::Path) -> std::process::ExitStatus {
+    tool("qemu-img").args(["convert", "-n", "-f", "raw", "-O", "raw"]).arg(image).arg(url).status().unwrap()
+}
+
+fn sigterm(server: &mut Server) {
+    // SAFETY: a signal to a child this test started.
+    unsafe { libc::kill(server.0.id() as i32, libc::SIGTERM) };
+    let status = server.0.wait().unwrap();
+    assert!(status.success(), "ditto serve stops cleanly on SIGTERM: {status}");
+}
+
+/// Bytes of the store's journal now.
+fn journal_bytes(store: &std::path::Path) -> u64 {
+    std::fs::read_dir(store)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("journal."))
+        .map(|e| e.metadata().unwrap().len())
+        .sum()
+}
+
+fn ditto(args: &[&str], store: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ditto")).args(args).arg("--store").arg(store).output().unwrap()
+}
+
+#[test]
+fn a_store_keeps_its_disk_across_a_clean_restart_and_a_kill_9() {
+    let dir = temp("persist");
+    let store = dir.path().join("store");
+    let (a, b) = (dir.path().join("a.raw"), dir.path().join("b.raw"));
+    let (a_bytes, b_bytes) = (image(11, 1024), image(12, 1024));
+    std::fs::write(&a, &a_bytes).unwrap();
+    std::fs::write(&b, &b_bytes).unwrap();
+
+    // Write A (qemu-img flushes at the end), stop cleanly, start again: the
+    // disk is byte-identical.
+    let (mut server, url) = serve_store(&store, &["--size", "4M", "--backend", "model"]);
+    assert!(convert_onto(&url, &a).success());
+    sigterm(&mut server);
+    let (mut server, url) = serve_store(&store, &["--backend", "verilator"]);
+    let st = tool("qemu-img").args(["compare", "-f", "raw", "-F", "raw"]).arg(&a).arg(&url).status().unwrap();
+    assert!(st.success(), "after a clean restart the disk is A, byte for byte");
+
+    // kill -9 in the middle of writing B over it (the cosimulated core is
+    // slow enough to be caught mid-way: the kill comes once B's writes have
+    // reached the journal, before qemu-img is done).
+    let before = journal_bytes(&store);
+    let mut writer = tool("qemu-img")
+        .args(["convert", "-n", "-f", "raw", "-O", "raw"])
+        .arg(&b)
+        .arg(&url)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while journal_bytes(&store) < before + 8_192 {
+        assert!(writer.try_wait().unwrap().is_none(), "qemu-img finished before the kill");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    server.0.kill().unwrap();
+    server.0.wait().unwrap();
+    let _ = writer.wait();
+    let locked = ditto(&["scrub"], &store);
+    assert!(locked.status.success(), "the killed server's lock died with it");
+
+    // A restart recovers (on the cosimulated core): every page is A's or
+    // B's (A was flushed; B never was), nothing else.
+    let (mut server, url) = serve_store(&store, &["--backend", "verilator"]);
+    let back = dir.path().join("back.raw");
+    let st = tool("qemu-img").args(["convert", "-f", "raw", "-O", "raw", &url]).arg(&back).status().unwrap();
+    assert!(st.success());
+    let back = std::fs::read(&back).unwrap();
+    assert_eq!(back.len(), a_bytes.len());
+    let mut still_a = 0;
+    for (i, page) in back.chunks(4096).enumerate() {
+        let (pa, pb) = (&a_bytes[i * 4096..][..4096], &b_bytes[i * 4096..][..4096]);
+        if !(page == pa || page == pb) {
+            let in_a = a_bytes.chunks(4096).position(|p| p == page);
+            let in_b = b_bytes.chunks(4096).position(|p| p == page);
+            let zeros = page.iter().all(|&x| x == 0);
+            panic!(
+                "page {i} after kill -9 is neither A's nor B's (A's page {in_a:?}, B's page {in_b:?}, zeros {zeros})"
+            );
+        }
+        still_a += (page == pa) as usize;
+    }
+    println!("after kill -9: {still_a} of 1024 pages are still A's");
+    sigterm(&mut server);
+
+    // The scrub is clean.
+    let scrub = ditto(&["scrub", "--json"], &store);
+    assert!(scrub.status.success(), "scrub: {}", String::from_utf8_lossy(&scrub.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&scrub.stdout).unwrap();
+    assert_eq!(report["bad_pages"].as_array().unwrap().len(), 0, "{report}");
+    assert_eq!(report["mapped_lpas"], 1024);
+
+    // A written again: every page still A's is shared with its recovered
+    // copy, and afterwards the store holds exactly A's distinct pages.
+    let stats = dir.path().join("stats.json");
+    let (mut server, url) =
+        // Two clients: the probe that waited for it to listen, and qemu-img.
+        serve_store(&store, &["--backend", "model", "--clients", "2", "--stats-json", stats.to_str().unwrap()]);
+    assert!(convert_onto(&url, &a).success());
+    server.wait();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert!(v["duplicate_writes"].as_u64().unwrap() >= still_a as u64, "{v}");
+    let distinct: HashSet<&[u8]> = a_bytes.chunks(4096).collect();
+    assert_eq!(v["live_pages"].as_u64().unwrap(), distinct.len() as u64, "{v}");
+    assert_eq!(v["mapped_lpas"], 1024, "{v}");
+}
+
+#[test]
+fn a_locked_store_refuses_a_second_server_and_a_corrupt_page_is_eio() {
+    let dir = temp("lock");
+    let store = dir.path().join("store");
+    let a = dir.path().join("a.raw");
+    std::fs::write(&a, image(21, 256)).unwrap();
+    let (mut server, url) = serve_store(&store, &["--size", "1M", "--backend", "model"]);
+    assert!(convert_onto(&url, &a).success());
+
+    // A second server on the same store is refused and changes nothing.
+    let second = Command::new(env!("CARGO_BIN_EXE_ditto"))
+        .args(["serve", "--nbd", "127.0.0.1:0", "--backend", "model", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("in use by another process"), "{err}");
+    let st = tool("qemu-img").args(["compare", "-f", "raw", "-F", "raw"]).arg(&a).arg(&url).status().unwrap();
+    assert!(st.success(), "the first server still serves A");
+    sigterm(&mut server);
+
+    // Flip one byte of page 5's stored copy: reading it is EIO, the others
+    // read, and the scrub names the LPA.
+    let device = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("device0."))
+        .unwrap();
+    let mut bytes = std::fs::read(&device).unwrap();
+    let page5 = &std::fs::read(&a).unwrap()[5 * 4096..6 * 4096];
+    let at = bytes.chunks(4096).position(|p| p == page5).expect("page 5 is stored");
+    bytes[at * 4096 + 17] ^= 1;
+    std::fs::write(&device, bytes).unwrap();
+    let scrub = ditto(&["scrub", "--json"], &store);
+    assert!(!scrub.status.success(), "a scrub that finds a bad page fails");
+    let report: serde_json::Value = serde_json::from_slice(&scrub.stdout).unwrap();
+    let bad = report["bad_pages"].as_array().unwrap();
+    assert_eq!(bad.len(), 1, "{report}");
+    assert!(bad[0]["lpas"].as_array().unwrap().contains(&serde_json::json!(5)), "{report}");
+
+    let (mut server, url) = serve_store(&store, &["--backend", "model"]);
+    let read =
+        |offset: u32| tool("qemu-io").args(["-f", "raw", "-c", &format!("read {offset} 4096"), &url]).output().unwrap();
+    let bad_read = read(5 * 4096);
+    let text = String::from_utf8_lossy(&bad_read.stdout).to_string() + &String::from_utf8_lossy(&bad_read.stderr);
+    assert!(text.contains("Input/output error"), "a corrupt page reads as EIO: {text}");
+    let good = read(6 * 4096);
+    let text = String::from_utf8_lossy(&good.stdout).to_string() + &String::from_utf8_lossy(&good.stderr);
+    assert!(!text.contains("error"), "other pages read: {text}");
+    sigterm(&mut server);
+}
+
+#[test]
+fn an_idle_client_blocks_no_one_and_is_dropped_after_its_timeout() {
+    let dir = temp("idle");
+    let store = dir.path().join("store");
+    let a = dir.path().join("a.raw");
+    std::fs::write(&a, image(31, 64)).unwrap();
+    let (mut server, url) = serve_store(&store, &["--size", "256K", "--backend", "model", "--idle-timeout", "2"]);
+    let addr = url.trim_start_matches("nbd://");
+    // A client that connects and then says nothing.
+    let mut idle = std::net::TcpStream::connect(addr).unwrap();
+    let started = std::time::Instant::now();
+    assert!(convert_onto(&url, &a).success(), "a second client is served meanwhile");
+    let st = tool("qemu-img").args(["compare", "-f", "raw", "-F", "raw"]).arg(&a).arg(&url).status().unwrap();
+    assert!(st.success());
+    // The idle one is disconnected after its timeout.
+    idle.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    let mut buf = [0u8; 256];
+    let mut total = 0;
+    loop {
+        use std::io::Read;
+        match idle.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) => panic!("the idle client was not disconnected: {e}"),
+        }
+    }
+    assert_eq!(total, 18, "it got the server's greeting, then the end of the connection");
+    assert!(started.elapsed() >= std::time::Duration::from_secs(2));
+    sigterm(&mut server);
+}

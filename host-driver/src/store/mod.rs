@@ -168,12 +168,12 @@ struct Journal {
 }
 
 impl Journal {
+    /// An empty journal at `path`, replacing any there atomically.
     fn create(path: PathBuf, generation: u64) -> Result<Self, StoreError> {
-        let file =
-            OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).map_err(io_err(&path))?;
         let header = format::journal_header(generation);
-        file.write_all_at(&header, 0).map_err(io_err(&path))?;
-        file.sync_all().map_err(io_err(&path))?;
+        let dir = path.parent().expect("a journal is in its store's folder");
+        replace_file(dir, &file_name(&path), &header)?;
+        let file = OpenOptions::new().read(true).write(true).open(&path).map_err(io_err(&path))?;
         Ok(Journal { path, file, len: header.len() as u64, next_seq: 0, log: None })
     }
 
@@ -508,6 +508,24 @@ impl BackingStore {
         self.journal = journal;
         self.remove_other_generations(old);
         Ok(())
+    }
+
+    /// Checkpoints `mirror` (the metadata of the data as it lies) as the
+    /// next generation without copying data: the device files are linked
+    /// under the next generation's names, then the checkpoint, an empty
+    /// journal and the superblock are written as in
+    /// [`switch_generation`](Self::switch_generation).
+    pub fn checkpoint(&mut self, mirror: &Mirror) -> Result<(), StoreError> {
+        let next = self.generation + 1;
+        self.data.sync()?;
+        for d in 0..self.spec.devices {
+            let (old, new) = (self.dir.join(device_file(d, self.generation)), self.dir.join(device_file(d, next)));
+            let _ = std::fs::remove_file(&new);
+            std::fs::hard_link(&old, &new).map_err(io_err(&new))?;
+        }
+        let mut files = DataFiles::open(&self.dir, self.geometry(), next, false)?;
+        files.log = self.log.clone();
+        self.switch_generation(files, mirror)
     }
 
     /// Removes the files of generation `old` (best effort: a file left
