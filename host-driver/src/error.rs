@@ -34,6 +34,8 @@ pub enum HostError {
     Figures(#[from] crate::figures::FiguresError),
     #[error(transparent)]
     Size(#[from] crate::limits::SizeError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
 }

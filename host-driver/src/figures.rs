@@ -4,6 +4,7 @@
 use crate::bench::{HasherBench, IndexBench, IndexCapacity};
 use crate::core_bench::CoreBench;
 use crate::fio_bench::FioBench;
+use crate::store_bench::StoreBench;
 use ditto_synth::FlowReport;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -58,11 +59,12 @@ pub struct Measurements<'a> {
     pub capacity: &'a IndexCapacity,
     pub core: &'a [CoreBench],
     pub fio: &'a [FioBench],
+    pub store: &'a [StoreBench],
 }
 
 /// The Markdown block for the given measurements.
 pub fn render(m: &Measurements) -> String {
-    let Measurements { hashers, interim, block, core_board, index, capacity, core, fio } = *m;
+    let Measurements { hashers, interim, block, core_board, index, capacity, core, fio, store } = *m;
     let mut md = String::new();
     writeln!(md, "{BEGIN}").unwrap();
     writeln!(md, "\nSHA-1 hasher, cosimulated from the emitted Verilog (`ditto bench hasher --pages {}`; cycle counts are exact, speed depends on the machine):\n", hashers.first().map_or(0, |h| h.pages)).unwrap();
@@ -109,8 +111,39 @@ pub fn render(m: &Measurements) -> String {
     render_index(&mut md, index, capacity);
     render_core(&mut md, core);
     render_fio(&mut md, fio);
+    render_store(&mut md, store);
     write!(md, "{END}").unwrap();
     md
+}
+
+fn render_store(md: &mut String, runs: &[StoreBench]) {
+    if runs.is_empty() {
+        return;
+    }
+    writeln!(md, "Persistence (`ditto bench store --backend B --size S`: a `large` store filled with a skewed mix, overwritten until garbage collection runs, flushed, then opened after the crash and again after a clean close; wall-clock figures of this machine):\n").unwrap();
+    writeln!(md, "| backend | store | pages written | relocations | journal bytes per 4 KiB written | open after a crash | per GiB | of it: core rebuilt, data copied | open after a clean close | per GiB |").unwrap();
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|").unwrap();
+    for r in runs {
+        let (c, k) = (&r.after_crash, &r.after_clean_close);
+        writeln!(
+            md,
+            "| `{}` | {} MiB | {} | {} | {:.1} | {:.3} s | {:.2} s | {:.3} s, {:.3} s ({} pages) | {:.3} s | {:.2} s |",
+            r.backend.split(' ').next().unwrap_or(&r.backend),
+            r.store_bytes >> 20,
+            r.pages_written,
+            r.relocations,
+            r.journal_bytes_per_page,
+            c.seconds,
+            c.seconds_per_gib,
+            c.rebuild_seconds,
+            c.copy_seconds,
+            c.pages_copied,
+            k.seconds,
+            k.seconds_per_gib
+        )
+        .unwrap();
+    }
+    writeln!(md).unwrap();
 }
 
 fn render_fio(md: &mut String, runs: &[FioBench]) {

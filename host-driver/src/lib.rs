@@ -17,6 +17,7 @@ pub mod plots;
 pub mod replay;
 pub mod sample;
 pub mod store;
+pub mod store_bench;
 pub mod synth;
 
 pub use error::HostError;

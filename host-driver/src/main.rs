@@ -285,6 +285,26 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// What persistence costs: journal bytes per 4 KiB written, and the
+    /// time to open a store after a crash (journal recovered, core rebuilt,
+    /// data copied) and after a clean close, per GiB (wall-clock figures).
+    Store {
+        /// The configuration.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// The backend whose core is rebuilt.
+        #[arg(long, default_value = "model")]
+        backend: String,
+        /// Store size (suffixes K, M, G).
+        #[arg(long, default_value = "256M")]
+        size: String,
+        /// Seed of the workload.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// SVG plots: hasher cycles per page against lanes, index throughput
     /// against FSMs, dedup ratio against index size.
     Plots {
@@ -823,7 +843,7 @@ fn main() -> Result<()> {
             }
         }
         Command::Figures { update, out, pages } => {
-            let bar = steps(9, "hasher benchmarks");
+            let bar = steps(10, "hasher benchmarks");
             let hashers = ditto_hw::CONFIGS
                 .iter()
                 .map(|cfg| bench::bench_hasher(cfg, pages, 1))
@@ -886,8 +906,16 @@ fn main() -> Result<()> {
                 .into_iter()
                 .map(|backend| ditto_host::fio_bench::bench_fio(&exe, backend, DEFAULT_CONFIG, 16 << 20, 10))
                 .collect::<Result<Vec<_>, _>>()?;
+            bar.inc(1);
+            bar.set_message("store benchmarks");
+            let large = ditto_hw::config::LARGE;
+            let store = [("model", 256u64 << 20), ("verilator", 16 << 20)]
+                .into_iter()
+                .map(|(backend, bytes)| ditto_host::store_bench::run(&large, backend, bytes, 1))
+                .collect::<Result<Vec<_>, _>>()?;
             bar.finish_and_clear();
             let markdown = ditto_host::figures::render(&ditto_host::figures::Measurements {
+                store: &store,
                 hashers: &hashers,
                 interim: &interim,
                 block: &block,
@@ -920,6 +948,17 @@ fn main() -> Result<()> {
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&results)?);
+            }
+        }
+        Command::Bench { what: BenchCommand::Store { config, backend, size, seed, json } } => {
+            let bytes = ditto_host::limits::parse_size(&size)?;
+            let r = ditto_host::store_bench::run(&ditto_hw::by_name(&config)?, &backend, bytes, seed)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                for line in r.lines() {
+                    println!("{line}");
+                }
             }
         }
         Command::Info { config, backend, json } => {
