@@ -160,7 +160,10 @@ impl StoreBench {
                 "written            {} pages ({} live, {} relocations)",
                 self.pages_written, self.live_pages, self.relocations
             ),
-            format!("journal            {} bytes, {:.1} bytes per 4 KiB written", self.journal_bytes, self.journal_bytes_per_page),
+            format!(
+                "journal            {} bytes, {:.1} bytes per 4 KiB written",
+                self.journal_bytes, self.journal_bytes_per_page
+            ),
             format!("open after a crash {}", t(&self.after_crash)),
             format!("open after a close {}", t(&self.after_clean_close)),
         ]

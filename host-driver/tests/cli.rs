@@ -363,6 +363,25 @@ fn ingest_through_the_cosimulated_board_link_counts_exactly_and_stores_every_pag
     let held = std::fs::read(store.join("device0.g0.img")).unwrap();
     let held: std::collections::HashSet<_> = held.chunks(4096).collect();
     assert!(distinct.iter().all(|p| held.contains(p)), "a distinct page is missing from the store");
+
+    // The store recovers onto the board top too (its core rebuilt over the
+    // link), and the same pages again are all shared.
+    let out = ditto(&["recover", "--store", store.to_str().unwrap(), "--backend", "board-cosim", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((rec["rebuilt_lpas"].as_u64(), rec["live_pages"].as_u64()), (Some(40), Some(distinct.len() as u64)));
+    let out = ditto(&[
+        "ingest",
+        input.to_str().unwrap(),
+        "--backend",
+        "board-cosim",
+        "--store",
+        store.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((again["unique_pages"].as_u64(), again["duplicate_pages"].as_u64()), (Some(0), Some(40)), "{again}");
 }
 
 /// A trace line in the FIU format for one 4 KiB page.
