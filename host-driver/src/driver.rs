@@ -5,7 +5,7 @@
 //! - [`CosimTransport`]: the emitted Verilog of a configuration's whole core
 //!   under Verilator (every response also checked against the golden model);
 //! - [`ModelTransport`]: the golden model alone (pure software);
-//! - [`crate::link::LinkTransport`]: the Cu's whole-core board top over its
+//! - `LinkTransport` (`link.rs`): the Cu's whole-core board top over its
 //!   framed UART link, on a board (`serial:PATH`) or cosimulated through its
 //!   pins (`board-cosim`).
 //!
@@ -40,7 +40,7 @@ pub use crate::store::{remove_temporary_stores, BackingStore};
 use crate::store::{Recovered, RecoveryLog, StoreError};
 
 /// Bytes in a logical (and physical) page.
-pub const PAGE: usize = 4096;
+pub use crate::store::PAGE;
 
 /// Everything the driver can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -111,34 +111,6 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     }
     fn name(&self) -> String {
         (**self).name()
-    }
-}
-
-/// The transport `--backend` names: `verilator` (the whole core of `config`
-/// cosimulated), `model`, `serial:PATH` (the Alchitry Cu over its USB UART,
-/// built with [`BoardSetup::CU`]) or `board-cosim` (the Cu's board top
-/// cosimulated through its UART pins, built with [`BoardSetup::COSIM`]).
-/// The board backends have their own fixed geometry: see [`board_setup`].
-pub fn transport(backend: &str, config: &Config, setup: CoreSetup) -> Result<Box<dyn Transport>, DriverError> {
-    match backend {
-        "verilator" => Ok(Box::new(CosimTransport::new(config, setup)?)),
-        "model" => Ok(Box::new(ModelTransport::new(setup.core_config(config)))),
-        "board-cosim" => {
-            let board = board_setup(backend, config)?.expect("a board backend");
-            let model =
-                ditto_sim::Model::new(crate::link::BOARD_MODEL).map_err(|e| DriverError::Core(e.to_string()))?;
-            let pipe = crate::link::CosimUartPipe::attach(Box::new(model))?;
-            Ok(Box::new(crate::link::LinkTransport::connect(pipe, config, board)?))
-        }
-        other if other.starts_with("serial:") => {
-            let board = board_setup(backend, config)?.expect("a board backend");
-            let baud = config.clock_mhz * 1_000_000 / board.cycles_per_bit;
-            let pipe = crate::link::SerialPipe::open(&other["serial:".len()..], baud)?;
-            Ok(Box::new(crate::link::LinkTransport::connect(pipe, config, board)?))
-        }
-        other => Err(DriverError::Backend(format!(
-            "unknown backend `{other}`; known: verilator, model, board-cosim, serial:PATH"
-        ))),
     }
 }
 

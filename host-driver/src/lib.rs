@@ -2,6 +2,7 @@
 //! a cosimulated core, the golden model, or a board over its framed link
 //! ([`link`])), `ditto ingest`, bitstreams, and
 //! the benchmarks.
+pub mod backend;
 pub mod bench;
 pub mod core_bench;
 pub mod driver;

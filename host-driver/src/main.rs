@@ -397,7 +397,8 @@ fn open_device(
     pages: Pages,
     verify: bool,
 ) -> Result<(OpenDevice, PathBuf, ditto_host::limits::Limits)> {
-    use ditto_host::driver::{setup_for_backend, transport, BackingStore, Device};
+    use ditto_host::backend::transport;
+    use ditto_host::driver::{setup_for_backend, BackingStore, Device};
     use ditto_host::store::format::StoreSpec;
     let existing = match &args.store {
         Some(dir) => BackingStore::spec_of(dir)?,
@@ -679,7 +680,8 @@ fn main() -> Result<()> {
             }
         }
         Command::Recover { store, backend, json } => {
-            use ditto_host::driver::{setup_for_backend, transport, BackingStore, Device};
+            use ditto_host::backend::transport;
+            use ditto_host::driver::{setup_for_backend, BackingStore, Device};
             let Some(spec) = BackingStore::spec_of(&store)? else {
                 bail!("{} holds no Ditto store", store.display());
             };

@@ -7,7 +7,8 @@
 //! (after that clean close) finds the layout in place. It reports the
 //! journal bytes per 4 KiB page written and the time of each open, per GiB
 //! of store (wall-clock figures of this machine).
-use crate::driver::{setup_for_backend, transport, BackingStore, Device, DriverError, PAGE};
+use crate::backend::transport;
+use crate::driver::{setup_for_backend, BackingStore, Device, DriverError, PAGE};
 use crate::store::format::StoreSpec;
 use crate::HostError;
 use rand::{Rng, SeedableRng};

@@ -2,7 +2,7 @@
 //! superblock, checkpoints and journal entries, each with a CRC-32 so that a
 //! torn or corrupted write is detected, never taken for metadata.
 use super::mirror::{Event, Mirror};
-use crate::driver::PAGE;
+use super::PAGE;
 use ditto_hw::ftl::flash::Geometry;
 use serde::{Deserialize, Serialize};
 

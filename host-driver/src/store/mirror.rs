@@ -3,7 +3,7 @@
 //! applying the [`Event`]s its responses imply. It is what the journal and
 //! the checkpoints record, what every read is checked against, and what a
 //! recovery rebuilds the core from.
-use crate::driver::PAGE;
+use super::PAGE;
 use ditto_hw::index::Fingerprint;
 use std::collections::HashMap;
 

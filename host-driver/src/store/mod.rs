@@ -12,7 +12,6 @@
 pub mod format;
 pub mod mirror;
 
-use crate::driver::PAGE;
 use ditto_hw::ftl::flash::Geometry;
 use ditto_hw::index::Fingerprint;
 use format::{Entry, FormatError, StoreSpec, Superblock};
@@ -23,6 +22,9 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// Bytes in a page, logical and physical.
+pub const PAGE: usize = 4096;
 
 /// The superblock's file name.
 pub const SUPERBLOCK: &str = "ditto-store.json";
