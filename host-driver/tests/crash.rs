@@ -275,6 +275,11 @@ fn every_crash_point_of_a_small_run_recovers_to_what_the_contract_allows() {
     let seed = seed("every_crash_point_of_a_small_run");
     let rec = record(&workload(seed, 160));
     assert!(rec.relocations > 0, "seed {seed}: the run must collect garbage");
+    println!(
+        "seed {seed}: {} writes and syncs, {} relocations; every point with and without a torn last write",
+        rec.events.len(),
+        rec.relocations
+    );
     let mut r = rng(seed ^ 1);
     for point in 0..=rec.events.len() {
         check(&rec, point, Cut::Prefix, point % 8 == 0, seed);
@@ -290,6 +295,7 @@ fn power_cuts_at_random_points_of_a_longer_run_recover_to_what_the_contract_allo
     let seed = seed("power_cuts_at_random_points");
     let rec = record(&workload(seed, 900));
     assert!(rec.relocations > 0, "seed {seed}: the run must collect garbage");
+    println!("seed {seed}: {} writes and syncs, {} relocations; 150 power cuts", rec.events.len(), rec.relocations);
     let mut r = rng(seed ^ 2);
     for i in 0..150 {
         let point = r.gen_range(0..=rec.events.len());
