@@ -226,6 +226,9 @@ pub struct DriverStats {
     pub corrupt_reads: u64,
     /// Commits (flushes, and the writes that had to wait for one).
     pub commits: u64,
+    /// Checkpoints taken while running (the journal had grown past
+    /// [`Device::set_checkpoint_min`] and four times the checkpoint's size).
+    pub checkpoints: u64,
 }
 
 /// What [`Device::open`] did to bring a store back.
@@ -310,7 +313,13 @@ pub struct Device<T: Transport> {
     /// their entry to be durable.
     events: Vec<Event>,
     deferred: HashMap<u32, Box<[u8; PAGE]>>,
+    /// The journal may grow to at least this many bytes before a flush
+    /// checkpoints the metadata.
+    checkpoint_min: u64,
 }
+
+/// Journal bytes below which a flush never checkpoints.
+pub const CHECKPOINT_MIN: u64 = 4 << 20;
 
 /// Result of one write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -364,6 +373,7 @@ impl<T: Transport> Device<T> {
             freed: HashSet::new(),
             events: Vec::new(),
             deferred: HashMap::new(),
+            checkpoint_min: CHECKPOINT_MIN,
         };
         let mut report = OpenReport { recovery: recovered.report.clone(), ..OpenReport::default() };
         let start = std::time::Instant::now();
@@ -443,6 +453,12 @@ impl<T: Transport> Device<T> {
     pub fn lpas(&self) -> u32 {
         self.lpas
     }
+    /// Sets the journal size below which a flush never checkpoints (default
+    /// [`CHECKPOINT_MIN`]).
+    pub fn set_checkpoint_min(&mut self, bytes: u64) {
+        self.checkpoint_min = bytes;
+    }
+
     /// The store's metadata as it is now.
     pub fn mirror(&self) -> &Mirror {
         &self.mirror
@@ -766,12 +782,22 @@ impl<T: Transport> Device<T> {
 
     /// Completes everything in flight (`SYNC`, which also drains the
     /// cleaner) and commits: every write acknowledged before it survives a
-    /// crash from now on.
+    /// crash from now on. When the journal has grown past
+    /// [`set_checkpoint_min`](Self::set_checkpoint_min) and four times what
+    /// a checkpoint of the metadata takes, the metadata is checkpointed (in
+    /// place: no data is copied) and the journal starts empty, so the
+    /// journal, and the time to recover it, stay bounded.
     pub fn flush(&mut self) -> Result<(), DriverError> {
         match self.batch(&[(Op::Sync, 0, [0; 20])])?[0].status {
-            Status::Done => self.commit(),
-            status => Err(DriverError::Unexpected { op: Op::Sync, lpa: 0, status }),
+            Status::Done => self.commit()?,
+            status => return Err(DriverError::Unexpected { op: Op::Sync, lpa: 0, status }),
         }
+        let checkpoint_bytes = 29 * self.mirror.mapped_lpas() + 64;
+        if self.store.journal_bytes() > self.checkpoint_min.max(4 * checkpoint_bytes) {
+            self.store.checkpoint(&self.mirror)?;
+            self.stats.checkpoints += 1;
+        }
+        Ok(())
     }
 
     /// The core's counters (by [`Stat`](ditto_hw::ftl::Stat) number), in one batch.

@@ -102,6 +102,15 @@ impl DataFiles {
         let mut files = Vec::new();
         for d in 0..geometry.devices {
             let path = dir.join(device_file(d, generation));
+            if create {
+                // A new inode: a file left under this name (say, a link a
+                // checkpoint made before a crash) may share the current
+                // generation's data, which truncating it would destroy.
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io_err(&path)(e)),
+                    _ => {}
+                }
+            }
             let file = OpenOptions::new()
                 .read(true)
                 .write(true)
