@@ -496,6 +496,25 @@ fn stats_value<T: ditto_host::driver::Transport>(
     }))
 }
 
+/// A store command's report: one JSON object, or its lines under the
+/// store's folder.
+fn print_store_report(
+    json: bool,
+    store: &std::path::Path,
+    report: &impl serde::Serialize,
+    lines: Vec<String>,
+) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
+    } else {
+        println!("store              {}", store.display());
+        for line in lines {
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
+
 fn configs(name: &str) -> Result<Vec<ditto_hw::Config>> {
     if name == "all" {
         return Ok(ditto_hw::CONFIGS.to_vec());
@@ -695,25 +714,11 @@ fn main() -> Result<()> {
             let (mut dev, mut report) = Device::open(transport(&backend, &cfg, setup)?, opened, recovered, true)?;
             report.read_seconds = read_seconds;
             dev.flush()?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                println!("store              {}", store.display());
-                for line in report.lines() {
-                    println!("{line}");
-                }
-            }
+            print_store_report(json, &store, &report, report.lines())?;
         }
         Command::Scrub { store, json } => {
             let report = ditto_host::store::scrub(&store)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                println!("store              {}", store.display());
-                for line in report.lines() {
-                    println!("{line}");
-                }
-            }
+            print_store_report(json, &store, &report, report.lines())?;
             if !report.bad_pages.is_empty() {
                 bail!("{}: {} bad pages", store.display(), report.bad_pages.len());
             }

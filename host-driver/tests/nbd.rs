@@ -40,26 +40,9 @@ fn tool(name: &str) -> Command {
 
 /// Starts `ditto serve` on a free port for `clients` clients.
 fn serve(size: &str, clients: u32, stats: &std::path::Path, store: &std::path::Path) -> (Server, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(env!("CARGO_BIN_EXE_ditto"))
-        .args(["serve", "--nbd", &addr, "--size", size, "--backend", "verilator", "--clients"])
-        .arg(clients.to_string())
-        .arg("--stats-json")
-        .arg(stats)
-        .arg("--store")
-        .arg(store)
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    // Wait until it listens.
-    for _ in 0..600 {
-        if std::net::TcpStream::connect(&addr).is_ok() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    (Server(child), format!("nbd://{addr}"))
+    let clients = clients.to_string();
+    let stats = stats.to_str().unwrap();
+    serve_store(store, &["--size", size, "--backend", "verilator", "--clients", &clients, "--stats-json", stats])
 }
 
 #[test]
