@@ -15,6 +15,7 @@ pub mod limits;
 pub mod link;
 pub mod nbd;
 pub mod plots;
+pub mod prove;
 pub mod replay;
 pub mod sample;
 pub mod store;

@@ -184,6 +184,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prove the hardware's formal properties by k-induction on the emitted
+    /// Verilog (Yosys `sat -tempinduct`) and check each proof's covers; exit
+    /// status 1 if a property fails, a cover is not reached or a planted bug
+    /// is missed.
+    Prove {
+        /// Only this proof (repeatable); the names are listed by `--list`.
+        #[arg(long)]
+        only: Vec<String>,
+        /// Also plant each proof's bugs and check that each gives a
+        /// counterexample.
+        #[arg(long)]
+        planted: bool,
+        /// Where counterexamples and cover witnesses (VCD) are written.
+        #[arg(long, default_value = "target/formal")]
+        waveforms: PathBuf,
+        /// List the proofs and stop.
+        #[arg(long)]
+        list: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the configurations.
     Configs,
     /// What a configuration holds: index entries, the reference-count
@@ -715,6 +737,31 @@ fn main() -> Result<()> {
             report.read_seconds = read_seconds;
             dev.flush()?;
             print_store_report(json, &store, &report, report.lines())?;
+        }
+        Command::Prove { only, planted, waveforms, list, json } => {
+            use ditto_host::prove;
+            if list {
+                for spec in ditto_hw::formal::proofs() {
+                    println!("{:<16} {}", spec.name, spec.module);
+                }
+                return Ok(());
+            }
+            let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let request = prove::ProveRequest { only, planted, waveform_dir: waveforms, jobs };
+            let outcomes = prove::run(&request, |outcome| {
+                if !json {
+                    for line in prove::lines(outcome) {
+                        println!("{line}");
+                    }
+                }
+            })?;
+            let failed: Vec<&str> = outcomes.iter().filter(|o| !o.passed()).map(|o| o.report.name.as_str()).collect();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "proofs": outcomes }))?);
+            }
+            if !failed.is_empty() {
+                bail!("{} of {} proofs did not pass: {}", failed.len(), outcomes.len(), failed.join(", "));
+            }
         }
         Command::Scrub { store, json } => {
             let report = ditto_host::store::scrub(&store)?;

@@ -4,6 +4,7 @@
 //! `ditto-sim` crate) and synthesized (by Yosys and nextpnr, `ditto-synth`).
 pub mod board;
 pub mod config;
+pub mod formal;
 pub mod ftl;
 pub mod index;
 pub mod sha1;

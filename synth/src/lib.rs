@@ -17,11 +17,14 @@
 //! run: it synthesizes a Verilog source with yosys and fails on errors and
 //! on warnings that mean broken hardware.
 //!
+//! [`formal::prove`] proves properties of emitted Verilog by k-induction.
+//!
 //! The tools come from Debian's `yosys`, `nextpnr-ice40` and `fpga-icestorm`
 //! packages; a missing one is reported as [`SynthError::ToolMissing`].
 
 mod error;
 mod flow;
+pub mod formal;
 mod nextpnr;
 mod stats;
 mod tools;

@@ -1,0 +1,145 @@
+//! `ditto prove`: every formal proof of the hardware ([`ditto_hw::formal`]),
+//! by k-induction on the emitted Verilog, with its covers and, on request,
+//! its planted bugs (each must give a counterexample).
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ditto_hw::formal::{proofs, PlantedBug, ProofSpec};
+use ditto_synth::formal::{prove, refute, Proof, ProofReport, Verdict};
+use serde::Serialize;
+
+use crate::HostError;
+
+/// One proof's outcome, and its planted bugs' when they were run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProofOutcome {
+    pub module: String,
+    #[serde(flatten)]
+    pub report: ProofReport,
+    pub planted: Vec<PlantedOutcome>,
+}
+
+/// Whether a planted bug was caught: a counterexample that fails one of
+/// the properties the bug names.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlantedOutcome {
+    pub name: String,
+    pub what: String,
+    pub caught: bool,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+impl ProofOutcome {
+    /// Proven, every cover reached, every planted bug run caught.
+    pub fn passed(&self) -> bool {
+        self.report.passed() && self.planted.iter().all(|p| p.caught)
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct ProveRequest {
+    /// Only the proofs of these names (all when empty).
+    pub only: Vec<String>,
+    /// Also run every planted bug.
+    pub planted: bool,
+    /// Where counterexamples and cover witnesses go.
+    pub waveform_dir: PathBuf,
+    /// Proofs run at once (each is one Yosys process).
+    pub jobs: usize,
+}
+
+/// The proofs' names, in order.
+pub fn names() -> Vec<&'static str> {
+    proofs().iter().map(|p| p.name).collect()
+}
+
+/// Runs the requested proofs, `jobs` at a time; `done` is called as each
+/// finishes. Outcomes come back in the proofs' order.
+pub fn run(request: &ProveRequest, done: impl Fn(&ProofOutcome) + Sync) -> Result<Vec<ProofOutcome>, HostError> {
+    let all = proofs();
+    for name in &request.only {
+        if !all.iter().any(|p| p.name == name) {
+            return Err(HostError::InvalidArgument(format!(
+                "no proof named {name:?}; the proofs are {}",
+                names().join(", ")
+            )));
+        }
+    }
+    let chosen: Vec<ProofSpec> =
+        all.into_iter().filter(|p| request.only.is_empty() || request.only.iter().any(|n| n == p.name)).collect();
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<Result<ProofOutcome, HostError>>>> =
+        Mutex::new((0..chosen.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..request.jobs.clamp(1, chosen.len().max(1)) {
+            scope.spawn(|| loop {
+                let index = {
+                    let mut next = next.lock().expect("no worker panics holding it");
+                    let index = *next;
+                    *next += 1;
+                    index
+                };
+                let Some(spec) = chosen.get(index) else { break };
+                let outcome = run_one(spec, request.planted, &request.waveform_dir);
+                if let Ok(outcome) = &outcome {
+                    done(outcome);
+                }
+                results.lock().expect("no worker panics holding it")[index] = Some(outcome);
+            });
+        }
+    });
+    results.into_inner().expect("workers done").into_iter().map(|r| r.expect("every proof ran")).collect()
+}
+
+fn run_one(spec: &ProofSpec, planted: bool, waveform_dir: &Path) -> Result<ProofOutcome, HostError> {
+    let design = (spec.design)();
+    let report = prove(&proof(spec, &design, spec.name), waveform_dir)?;
+    let mut outcomes = Vec::new();
+    if planted {
+        for bug in spec.planted {
+            outcomes.push(run_planted(spec, bug, &design, waveform_dir)?);
+        }
+    }
+    Ok(ProofOutcome { module: spec.module.to_owned(), report, planted: outcomes })
+}
+
+fn run_planted(
+    spec: &ProofSpec,
+    bug: &PlantedBug,
+    design: &str,
+    waveform_dir: &Path,
+) -> Result<PlantedOutcome, HostError> {
+    let buggy = bug.plant(design).map_err(HostError::InvalidArgument)?;
+    let name = format!("{}.planted-{}", spec.name, bug.name).replace('.', "_");
+    let report = refute(&proof(spec, &buggy, &name), waveform_dir)?;
+    let caught = matches!(&report.verdict,
+        Verdict::Failed { properties, .. } if properties.iter().any(|p| bug.breaks.contains(&p.as_str())));
+    Ok(PlantedOutcome { name: bug.name.to_owned(), what: bug.what.to_owned(), caught, verdict: report.verdict })
+}
+
+fn proof<'a>(spec: &'a ProofSpec, design: &'a str, name: &'a str) -> Proof<'a> {
+    Proof { name, design, properties: spec.properties, params: spec.params, max_depth: spec.max_depth }
+}
+
+/// The text report of one proof: its verdict, covers and planted bugs.
+pub fn lines(outcome: &ProofOutcome) -> Vec<String> {
+    let r = &outcome.report;
+    let mut lines = vec![
+        format!("{}: {} in {:.1} s", r.name, r.verdict, r.seconds),
+        format!("  {}", outcome.module),
+        format!("  properties: {}", r.properties.join(", ")),
+    ];
+    for cover in &r.covers {
+        lines.push(format!("  cover {}: {}", cover.name, cover.verdict));
+    }
+    for bug in &outcome.planted {
+        let how = match &bug.verdict {
+            Verdict::Failed { step, properties, .. } => format!("fails {} at step {step}", properties.join(", ")),
+            other => other.to_string(),
+        };
+        lines.push(format!("  planted {}: {} ({how})", bug.name, if bug.caught { "caught" } else { "MISSED" }));
+    }
+    lines
+}

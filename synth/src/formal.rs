@@ -1,0 +1,496 @@
+//! Formal proofs of emitted Verilog with Yosys: k-induction (`sat
+//! -tempinduct`), unbounded, not just a bounded model check.
+//!
+//! A [`Proof`] is a design (the Verilog rust-hdl emits, top module `top`)
+//! and a property text: Verilog that [`prove`] places inside the design's
+//! top module once Yosys has flattened it, so the properties see every
+//! register of every submodule. The property text follows four rules:
+//! - a name inside the flattened design is written `[[sub.signal$q]]`; it
+//!   must exist (a misspelt name is an error, never a free wire);
+//! - every `assert(ok_NAME)` is a property, reported by its name;
+//! - every `wire cover_NAME` is a cover: a state the properties must be
+//!   shown to reach, so that they are not vacuous;
+//! - `assume(...)` constrains the inputs (the ports' contracts).
+//!
+//! The properties are proven together: Yosys looks for a counterexample from
+//! the initial state (the base case) and tries induction of growing length
+//! up to [`Proof::max_depth`]. A counterexample is written as a VCD
+//! waveform. Each cover is then checked on its own, with the properties
+//! assumed: it is reached (with a witness waveform), shown unreachable (by
+//! induction), or not reached within the depth.
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::error::SynthError;
+use crate::tools::YOSYS;
+
+/// One proof: a design and the properties to prove of it.
+#[derive(Debug, Clone)]
+pub struct Proof<'a> {
+    /// A file-name-safe name, used for the waveforms (`<name>.vcd`).
+    pub name: &'a str,
+    /// The design's Verilog; its top module is `top`.
+    pub design: &'a str,
+    /// The property text (see the module documentation).
+    pub properties: &'a str,
+    /// `localparam`s placed before the property text.
+    pub params: &'a [(&'a str, u64)],
+    /// The longest induction (and base case) tried.
+    pub max_depth: u32,
+}
+
+/// The outcome of the properties of one proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every property holds in every reachable state: induction of this
+    /// length succeeded (after the base case up to it).
+    Proven { induction_length: u32 },
+    /// A counterexample from the initial state: at its last step the named
+    /// properties fail.
+    Failed { step: u32, properties: Vec<String>, waveform: PathBuf },
+    /// No counterexample up to the depth, and induction up to it did not
+    /// close: neither proven nor refuted.
+    Undecided { depth: u32 },
+}
+
+/// The outcome of one cover.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum CoverVerdict {
+    /// Reached at this step; the witness is the waveform.
+    Reached { step: u32, waveform: PathBuf },
+    /// Proven unreachable: the properties around it are vacuous.
+    Unreachable,
+    /// Not reached within the depth.
+    NotReached { depth: u32 },
+}
+
+/// One cover's name and outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CoverReport {
+    pub name: String,
+    #[serde(flatten)]
+    pub verdict: CoverVerdict,
+}
+
+/// What [`prove`] found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProofReport {
+    pub name: String,
+    /// The properties' names (`ok_...` without the prefix).
+    pub properties: Vec<String>,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub covers: Vec<CoverReport>,
+    pub seconds: f64,
+}
+
+impl ProofReport {
+    /// Proven, and every cover reached.
+    pub fn passed(&self) -> bool {
+        matches!(self.verdict, Verdict::Proven { .. })
+            && self.covers.iter().all(|c| matches!(c.verdict, CoverVerdict::Reached { .. }))
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Proven { induction_length } => write!(f, "proven (induction length {induction_length})"),
+            Verdict::Failed { step, properties, waveform } => write!(
+                f,
+                "FAILED at step {step}: {} (counterexample: {})",
+                if properties.is_empty() { "(see the waveform)".to_owned() } else { properties.join(", ") },
+                waveform.display()
+            ),
+            Verdict::Undecided { depth } => write!(f, "undecided at depth {depth}"),
+        }
+    }
+}
+
+impl fmt::Display for CoverVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoverVerdict::Reached { step, .. } => write!(f, "reached at step {step}"),
+            CoverVerdict::Unreachable => write!(f, "UNREACHABLE"),
+            CoverVerdict::NotReached { depth } => write!(f, "NOT reached within {depth} steps"),
+        }
+    }
+}
+
+/// Proves `proof`'s properties and checks its covers. Waveforms (the
+/// counterexample, the covers' witnesses) are written to `waveform_dir`,
+/// which is created if absent. The work directory is a `tempfile` folder,
+/// removed on return (kept when `DITTO_FORMAL_KEEP` is set).
+///
+/// Errors: a tool missing or failing (a property text Yosys rejects), a
+/// `[[name]]` the flattened design lacks, a log this code cannot read.
+pub fn prove(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
+    check(proof, waveform_dir, Search::Induction)
+}
+
+/// Looks for a counterexample to `proof`'s properties from the initial
+/// state, up to its depth, without trying induction and without the covers:
+/// what a planted bug is run with. The verdict is [`Verdict::Failed`] or
+/// [`Verdict::Undecided`], never proven.
+pub fn refute(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
+    check(proof, waveform_dir, Search::BaseOnly)
+}
+
+fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search) -> Result<ProofReport, SynthError> {
+    YOSYS.ensure_installed()?;
+    if proof.name.is_empty() || !proof.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(SynthError::InvalidRequest(format!("proof name {:?}: use letters, digits, - and _", proof.name)));
+    }
+    let started = Instant::now();
+    let work = tempfile::Builder::new()
+        .prefix("ditto-prove-")
+        .tempdir()
+        .map_err(|err| SynthError::io("could not create a work directory", err))?;
+    // `DITTO_FORMAL_KEEP=1` keeps the work folder (the flattened design, the
+    // Yosys scripts' logs) for whoever is writing properties.
+    let (_guard, kept);
+    let dir = if std::env::var_os("DITTO_FORMAL_KEEP").is_some() {
+        kept = work.keep();
+        eprintln!("{}: work folder {}", proof.name, kept.display());
+        kept.as_path()
+    } else {
+        _guard = work;
+        _guard.path()
+    };
+    write(&dir.join("design.v"), proof.design)?;
+    run_yosys(
+        dir,
+        "flatten.log",
+        "read_verilog design.v; hierarchy -check -top top; proc; flatten; opt_clean; write_verilog -noattr flat.v",
+    )?;
+    let flat = read(&dir.join("flat.v"))?;
+    let body = property_body(proof, &flat)?;
+    let properties = names_after(&body, "assert(ok_");
+    if properties.is_empty() {
+        return Err(SynthError::InvalidRequest(format!("proof {}: no `assert(ok_...)` property", proof.name)));
+    }
+    let covers = names_after(&body, "wire cover_");
+    fs::create_dir_all(waveform_dir)
+        .map_err(|err| SynthError::io(format!("could not create {}", waveform_dir.display()), err))?;
+
+    let shown: Vec<String> = properties.iter().map(|p| format!("ok_{p}")).collect();
+    let outcome = run_sat(dir, "prove", &flat, &body, &shown, proof.max_depth, search)?;
+    let verdict = match outcome {
+        SatOutcome::Proven { length } => Verdict::Proven { induction_length: length },
+        SatOutcome::Undecided | SatOutcome::BaseCaseHolds => Verdict::Undecided { depth: proof.max_depth },
+        SatOutcome::Counterexample { step, failing } => {
+            let waveform = waveform_dir.join(format!("{}.vcd", proof.name));
+            copy(&dir.join("prove.vcd"), &waveform)?;
+            Verdict::Failed {
+                step,
+                properties: failing.iter().map(|s| s["ok_".len()..].to_owned()).collect(),
+                waveform,
+            }
+        }
+    };
+
+    let mut cover_reports = Vec::new();
+    // A cover is checked against proven properties only: with a failing one
+    // assumed, a witness would show nothing.
+    if search == Search::Induction && matches!(verdict, Verdict::Proven { .. }) {
+        // The bounded search leaves the properties out: proven, they hold in
+        // every reachable state, so they cannot change what is reachable,
+        // and without them the search is about three times faster. The
+        // induction keeps them as assumptions: they are what make it close.
+        let without = strip_property_asserts(&body);
+        let assumed = body.replace("assert(ok_", "assume(ok_");
+        for cover in &covers {
+            let run = format!("cover_{cover}");
+            let target = format!("\nalways @* assert(!cover_{cover});\n");
+            let searched =
+                run_sat(dir, &run, &flat, &format!("{without}{target}"), &[], proof.max_depth, Search::BaseOnly)?;
+            let verdict = match searched {
+                SatOutcome::Counterexample { step, .. } => {
+                    let waveform = waveform_dir.join(format!("{}.{run}.vcd", proof.name));
+                    copy(&dir.join(format!("{run}.vcd")), &waveform)?;
+                    CoverVerdict::Reached { step, waveform }
+                }
+                _ => match run_sat(
+                    dir,
+                    &run,
+                    &flat,
+                    &format!("{assumed}{target}"),
+                    &[],
+                    proof.max_depth,
+                    Search::Induction,
+                )? {
+                    SatOutcome::Proven { .. } => CoverVerdict::Unreachable,
+                    _ => CoverVerdict::NotReached { depth: proof.max_depth },
+                },
+            };
+            cover_reports.push(CoverReport { name: cover.clone(), verdict });
+        }
+    }
+    Ok(ProofReport {
+        name: proof.name.to_owned(),
+        properties,
+        verdict,
+        covers: cover_reports,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The property text as Verilog: parameters first, `[[name]]` escaped.
+fn property_body(proof: &Proof<'_>, flat: &str) -> Result<String, SynthError> {
+    let mut body = String::from("`ifdef FORMAL\n");
+    for (name, value) in proof.params {
+        body.push_str(&format!("localparam {name} = {value};\n"));
+    }
+    for line in proof.properties.lines() {
+        // `[[...]]` inside a comment is prose, not a name.
+        let (code, comment) = line.split_at(line.find("//").unwrap_or(line.len()));
+        let mut rest = code;
+        while let Some(open) = rest.find("[[") {
+            body.push_str(&rest[..open]);
+            let after = &rest[open + 2..];
+            let close = after.find("]]").ok_or_else(|| {
+                SynthError::InvalidRequest(format!("proof {}: `[[` without `]]` in {line:?}", proof.name))
+            })?;
+            let name = &after[..close];
+            let escaped = format!("\\{name} ");
+            if !flat.contains(&escaped) {
+                return Err(SynthError::InvalidRequest(format!(
+                    "proof {}: the properties name [[{name}]], which the flattened design does not have",
+                    proof.name
+                )));
+            }
+            body.push_str(&escaped);
+            rest = &after[close + 2..];
+        }
+        body.push_str(rest);
+        body.push_str(comment);
+        body.push('\n');
+    }
+    body.push_str("\n`endif\n");
+    Ok(body)
+}
+
+/// `text` without its `assert(ok_...);` statements (each becomes `;`).
+fn strip_property_asserts(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("assert(ok_") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        match after.find(';') {
+            Some(end) => {
+                out.push(';');
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(after);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The identifiers that follow each occurrence of `prefix`, in order, once each.
+fn names_after(text: &str, prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices(prefix) {
+        let name: String =
+            text[at + prefix.len()..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Search {
+    /// The base case and the induction step, growing to the depth.
+    Induction,
+    /// The base case alone: a bounded model check.
+    BaseOnly,
+}
+
+enum SatOutcome {
+    Proven {
+        length: u32,
+    },
+    Counterexample {
+        step: u32,
+        failing: Vec<String>,
+    },
+    /// Induction did not close within the depth.
+    Undecided,
+    /// A bounded search found no counterexample within the depth.
+    BaseCaseHolds,
+}
+
+/// Runs one `sat -tempinduct` on the flattened design with `text` placed in
+/// its top module, writing `<run>.log` and, on a counterexample, `<run>.vcd`.
+fn run_sat(
+    dir: &Path,
+    run: &str,
+    flat: &str,
+    text: &str,
+    shown: &[String],
+    depth: u32,
+    search: Search,
+) -> Result<SatOutcome, SynthError> {
+    let end = flat
+        .rfind("endmodule")
+        .ok_or_else(|| SynthError::Parse { path: dir.join("flat.v"), detail: "no endmodule".to_owned() })?;
+    let source = format!("{run}.v");
+    write(&dir.join(&source), &format!("{}{text}\n{}", &flat[..end], &flat[end..]))?;
+    let show: String = shown.iter().map(|s| format!(" -show {s}")).collect();
+    let base_only = if search == Search::BaseOnly { " -tempinduct-baseonly" } else { "" };
+    let script = format!(
+        "read_verilog -formal -noautowire {source}; prep -top top; memory_map; opt -fast; \
+         sat -tempinduct{base_only} -prove-asserts -set-assumes -set-init-undef -set-def-inputs -enable_undef \
+         -maxsteps {depth} -show-inputs{show} -dump_vcd {run}.vcd"
+    );
+    let log_name = format!("{run}.log");
+    let log = run_yosys(dir, &log_name, &script)?;
+    let log_path = dir.join(&log_name);
+    let last_length = log
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("** Trying induction with length "))
+        .filter_map(|rest| rest.trim_end_matches('*').trim().parse::<u32>().ok())
+        .last()
+        .unwrap_or(1);
+    if log.contains("Induction step proven: SUCCESS!") {
+        return Ok(SatOutcome::Proven { length: last_length });
+    }
+    if log.contains("model found for base case: FAIL!") {
+        let step = log
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("[base case "))
+            .filter_map(|rest| rest.split(']').next()?.trim().parse::<u32>().ok())
+            .last()
+            .unwrap_or(last_length);
+        return Ok(SatOutcome::Counterexample { step, failing: failing_at(&log, step, shown) });
+    }
+    if log.contains("proved base case for") {
+        return Ok(SatOutcome::BaseCaseHolds);
+    }
+    if log.contains("Reached maximum number of time steps") {
+        return Ok(SatOutcome::Undecided);
+    }
+    Err(SynthError::Parse { path: log_path, detail: "no verdict of `sat -tempinduct` in the log".to_owned() })
+}
+
+/// The shown signals that are 0 at `step` in the model table of the log.
+fn failing_at(log: &str, step: u32, shown: &[String]) -> Vec<String> {
+    let mut failing = Vec::new();
+    for line in log.lines() {
+        let mut fields = line.split_whitespace();
+        let (Some(time), Some(name), Some(value)) = (fields.next(), fields.next(), fields.next()) else { continue };
+        if time.parse::<u32>().ok() != Some(step) {
+            continue;
+        }
+        if let Some(signal) = name.strip_prefix('\\') {
+            if shown.iter().any(|s| s == signal) && value == "0" && !failing.iter().any(|f: &String| f == signal) {
+                failing.push(signal.to_owned());
+            }
+        }
+    }
+    failing
+}
+
+fn run_yosys(dir: &Path, log_name: &str, script: &str) -> Result<String, SynthError> {
+    let log_path = dir.join(log_name);
+    let output = YOSYS.run(["-q", "-l", log_name, "-p", script], Some(dir))?;
+    if !output.status.success() {
+        return Err(YOSYS.failed(&output, &log_path));
+    }
+    read(&log_path)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), SynthError> {
+    fs::write(path, text).map_err(|err| SynthError::io(format!("could not write {}", path.display()), err))
+}
+
+fn read(path: &Path) -> Result<String, SynthError> {
+    fs::read_to_string(path).map_err(|err| SynthError::io(format!("could not read {}", path.display()), err))
+}
+
+fn copy(from: &Path, to: &PathBuf) -> Result<(), SynthError> {
+    fs::copy(from, to).map(|_| ()).map_err(|err| SynthError::io(format!("could not write {}", to.display()), err))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COUNTER: &str = "module top(input clock, input reset, output reg [3:0] count);
+    initial count = 0;
+    always @(posedge clock) if (reset || count == 9) count <= 0; else count <= count + 1;
+endmodule
+";
+
+    fn counter_proof<'a>(properties: &'a str) -> Proof<'a> {
+        Proof { name: "counter", design: COUNTER, properties, params: &[("LIMIT", 9)], max_depth: 12 }
+    }
+
+    #[test]
+    fn a_true_property_is_proven_and_its_cover_reached() {
+        let waves = tempfile::tempdir().unwrap();
+        let report = prove(
+            &counter_proof(
+                "always @* assert(ok_bounded); wire ok_bounded = count <= LIMIT; wire cover_top = count == LIMIT;",
+            ),
+            waves.path(),
+        )
+        .unwrap();
+        assert_eq!(report.properties, ["bounded"]);
+        assert_eq!(report.verdict, Verdict::Proven { induction_length: 1 });
+        assert!(matches!(report.covers[0].verdict, CoverVerdict::Reached { step, .. } if step >= 10), "{report:?}");
+        assert!(report.passed());
+    }
+
+    #[test]
+    fn a_false_property_gives_a_counterexample_that_names_it() {
+        let waves = tempfile::tempdir().unwrap();
+        let report = prove(
+            &counter_proof(
+                "wire ok_fine = count <= LIMIT; wire ok_small = count < 5;\nalways @* begin assert(ok_fine); assert(ok_small); end",
+            ),
+            waves.path(),
+        )
+        .unwrap();
+        let Verdict::Failed { step, properties, waveform } = &report.verdict else { panic!("{report:?}") };
+        assert_eq!(properties, &["small"]);
+        assert_eq!(*step, 6, "0, 1, 2, 3, 4, then 5");
+        assert!(fs::read_to_string(waveform).unwrap().contains("$var"));
+        assert!(!report.passed());
+    }
+
+    #[test]
+    fn an_unreachable_cover_is_reported() {
+        let waves = tempfile::tempdir().unwrap();
+        let report = prove(
+            &counter_proof(
+                "wire ok_bounded = count <= LIMIT; always @* assert(ok_bounded); wire cover_eleven = count == 11;",
+            ),
+            waves.path(),
+        )
+        .unwrap();
+        assert_eq!(report.covers[0].verdict, CoverVerdict::Unreachable);
+        assert!(!report.passed());
+    }
+
+    #[test]
+    fn a_misspelt_internal_name_is_an_error() {
+        let waves = tempfile::tempdir().unwrap();
+        let err =
+            prove(&counter_proof("wire ok_x = [[nowhere.q]] == 0; always @* assert(ok_x);"), waves.path()).unwrap_err();
+        assert!(err.to_string().contains("[[nowhere.q]]"), "{err}");
+    }
+}
