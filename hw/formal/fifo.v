@@ -70,6 +70,6 @@ end
 // The interesting states are reachable.
 reg f_was_full = 1'b0;
 always @(posedge clock) if (full) f_was_full <= 1'b1;
-wire cover_full = full;
+wire cover_full = f_past_valid && full;
 wire cover_drained_after_full = f_was_full && empty && f_count == 0;
-wire cover_push_and_pop_while_full = full && f_pop && write;
+wire cover_push_and_pop_while_full = f_past_valid && full && f_pop && write;

@@ -32,8 +32,9 @@ pub struct ProofSpec {
     pub planted: &'static [PlantedBug],
 }
 
-/// A planted bug: `find` replaced by `replace` in the emitted Verilog (it
-/// must occur exactly once), which must make one of `breaks` fail.
+/// A planted bug: `find` replaced by `replace` in the emitted Verilog (every
+/// occurrence: a module's text appears once per instance; it must occur at
+/// least once), which must make one of `breaks` fail.
 #[derive(Debug, Clone, Copy)]
 pub struct PlantedBug {
     pub name: &'static str,
@@ -47,16 +48,18 @@ pub struct PlantedBug {
 
 impl PlantedBug {
     /// The design with the bug planted, or why it cannot be planted (the
-    /// text to replace is absent or ambiguous: the fixture needs updating).
+    /// text to replace is absent: the fixture needs updating).
     pub fn plant(&self, design: &str) -> Result<String, String> {
         match design.matches(self.find).count() {
-            1 => Ok(design.replacen(self.find, self.replace, 1)),
-            n => Err(format!("planted bug {}: {:?} occurs {n} times in the design, not once", self.name, self.find)),
+            0 => Err(format!("planted bug {}: {:?} is not in the design", self.name, self.find)),
+            _ => Ok(design.replace(self.find, self.replace)),
         }
     }
 }
 
 const FIFO_PROPERTIES: &str = include_str!("../formal/fifo.v");
+const LOCK_PROPERTIES: &str = include_str!("../formal/lock_table.v");
+const UART_PROPERTIES: &str = include_str!("../formal/uart_link.v");
 
 /// The lane FIFOs' generic code (rust-hdl's `SynchronousFIFO`, as the hasher
 /// instantiates it with 32-bit words) at two small depths: the proof is of
@@ -67,6 +70,70 @@ fn lane_fifo_4() -> String {
 
 fn lane_fifo_8() -> String {
     top_verilog(SynchronousFIFO::<Bits<32>, 3, 4, 1>::default())
+}
+
+/// The index's dispatch, collection and lock table with two lookup FSMs
+/// over four buckets; the memory ports are left to the environment (any
+/// latency, any data), so the lock properties hold whatever memory does.
+fn index_2_fsms() -> String {
+    top_verilog(crate::index::fp_index::FpIndex::<2>::new(2))
+}
+
+/// The bit period of the UART proof: the shortest the UART accepts, so
+/// that a byte takes 40 clocks and the proof closes in a few seconds.
+const UART_PERIOD: u32 = 4;
+
+/// The board's UART transmitter wired to its receiver through a line the
+/// environment may corrupt (`glitch` flips it): what one direction of the
+/// host link does, byte by byte.
+#[derive(LogicBlock)]
+pub struct UartLoopback {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub data: Signal<In, Bits<8>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+    pub glitch: Signal<In, Bit>,
+    pub line: Signal<Out, Bit>,
+    pub rx_data: Signal<Out, Bits<8>>,
+    pub rx_valid: Signal<Out, Bit>,
+    pub rx_framing_error: Signal<Out, Bit>,
+    tx: crate::board::uart::UartTx,
+    rx: crate::board::uart::UartRx,
+}
+
+impl Logic for UartLoopback {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, tx, rx);
+        self.tx.reset.next = self.reset.val();
+        self.rx.reset.next = self.reset.val();
+        self.tx.data.next = self.data.val();
+        self.tx.valid.next = self.valid.val();
+        self.ready.next = self.tx.ready.val();
+        self.line.next = self.tx.tx.val() ^ self.glitch.val();
+        self.rx.rx.next = self.line.val();
+        self.rx_data.next = self.rx.data.val();
+        self.rx_valid.next = self.rx.valid.val();
+        self.rx_framing_error.next = self.rx.framing_error.val();
+    }
+}
+
+fn uart_loopback() -> String {
+    top_verilog(UartLoopback {
+        clock: Default::default(),
+        reset: Default::default(),
+        data: Default::default(),
+        valid: Default::default(),
+        ready: Default::default(),
+        glitch: Default::default(),
+        line: Default::default(),
+        rx_data: Default::default(),
+        rx_valid: Default::default(),
+        rx_framing_error: Default::default(),
+        tx: crate::board::uart::UartTx::new(UART_PERIOD),
+        rx: crate::board::uart::UartRx::new(UART_PERIOD),
+    })
 }
 
 const FIFO_BUGS: &[PlantedBug] = &[
@@ -93,6 +160,61 @@ const FIFO_BUGS: &[PlantedBug] = &[
     },
 ];
 
+const LOCK_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "lock-ignores-fsm-0",
+        what: "FSM 1's lock check leaves out FSM 0",
+        find: "if (fsms$0$active & (fsms$0$bucket == fsms$1$bucket) & (positions$0 < positions$1)) begin",
+        replace: "if (1'b0 & (fsms$0$bucket == fsms$1$bucket) & (positions$0 < positions$1)) begin",
+        breaks: &["exclusive", "holder_oldest", "lock_clear"],
+    },
+    PlantedBug {
+        name: "younger-blocks",
+        what: "FSM 0 waits for a younger command instead of an older one",
+        find: "(positions$1 < positions$0)",
+        replace: "(positions$1 > positions$0)",
+        breaks: &["exclusive", "holder_oldest", "lock_clear", "blocked_by_older"],
+    },
+    PlantedBug {
+        name: "release-before-last-write",
+        what: "an FSM frees its bucket while it still writes the bucket's metadata",
+        find: "active = ~state$q[32'h0] & ~state$q[32'hd];",
+        replace: "active = ~state$q[32'h0] & ~state$q[32'hd] & ~state$q[32'hc];",
+        breaks: &["exclusive", "active", "holder_oldest", "release"],
+    },
+    PlantedBug {
+        name: "age-off-by-one",
+        what: "FSM 0's age is counted one command too old",
+        find: "positions$0 = fsms$0$seq - collect_seq$q;",
+        replace: "positions$0 = fsms$0$seq - collect_seq$q - 6'h1;",
+        breaks: &["exclusive", "holder_oldest", "lock_clear", "blocked_by_older"],
+    },
+];
+
+const UART_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "msb-first",
+        what: "the receiver shifts each sampled bit in at the bottom: the byte arrives bit-reversed",
+        find: "shift$d = (shift$q >> 32'h1) | (((sync1$q) & 8'hff) << 32'h7);",
+        replace: "shift$d = (shift$q << 32'h1) | ((sync1$q) & 8'hff);",
+        breaks: &["delivery", "rx_follows"],
+    },
+    PlantedBug {
+        name: "skipped-bit",
+        what: "the transmitter sends the frame's bit after next",
+        find: "line$d = ~frame$q[32'h1];",
+        replace: "line$d = ~frame$q[32'h2];",
+        breaks: &["tx_follows", "delivery", "no_framing_error"],
+    },
+    PlantedBug {
+        name: "late-sample",
+        what: "the receiver samples each bit a clock before its end instead of in its middle",
+        find: "localparam  half_before = 16'h0;",
+        replace: "localparam  half_before = 16'h1;",
+        breaks: &["rx_follows", "ranges", "latency", "delivery"],
+    },
+];
+
 /// Every proof, in the order `ditto prove` runs them.
 pub fn proofs() -> Vec<ProofSpec> {
     vec![
@@ -104,6 +226,24 @@ pub fn proofs() -> Vec<ProofSpec> {
             params: &[("F_AW", 2), ("F_DW", 32)],
             max_depth: 12,
             planted: FIFO_BUGS,
+        },
+        ProofSpec {
+            name: "lock-table",
+            module: "FpIndex<2> over 4 buckets: dispatch, collection and the lock table",
+            design: index_2_fsms,
+            properties: LOCK_PROPERTIES,
+            params: &[],
+            max_depth: 16,
+            planted: LOCK_BUGS,
+        },
+        ProofSpec {
+            name: "uart-link",
+            module: "UartTx -> line -> UartRx at 4 clocks per bit, the line corruptible",
+            design: uart_loopback,
+            properties: UART_PROPERTIES,
+            params: &[("F_PERIOD", UART_PERIOD as u64)],
+            max_depth: 60,
+            planted: UART_BUGS,
         },
         ProofSpec {
             name: "fifo-8",

@@ -10,7 +10,9 @@
 //! - every `assert(ok_NAME)` is a property, reported by its name;
 //! - every `wire cover_NAME` is a cover: a state the properties must be
 //!   shown to reach, so that they are not vacuous;
-//! - `assume(...)` constrains the inputs (the ports' contracts).
+//! - `assume(...)` constrains the inputs (the ports' contracts);
+//!   `` `ifdef DITTO_WITNESS `` marks assumptions that only narrow the
+//!   search for witnesses (covers, counterexamples to planted bugs).
 //!
 //! The properties are proven together: Yosys looks for a counterexample from
 //! the initial state (the base case) and tries induction of growing length
@@ -180,7 +182,11 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search) -> Result<Proof
         .map_err(|err| SynthError::io(format!("could not create {}", waveform_dir.display()), err))?;
 
     let shown: Vec<String> = properties.iter().map(|p| format!("ok_{p}")).collect();
-    let outcome = run_sat(dir, "prove", &flat, &body, &shown, proof.max_depth, search)?;
+    let text = match search {
+        Search::Induction => body.clone(),
+        Search::BaseOnly => format!("{WITNESS_DEFINE}{body}"),
+    };
+    let outcome = run_sat(dir, "prove", &flat, &text, &shown, proof.max_depth, search)?;
     let verdict = match outcome {
         SatOutcome::Proven { length } => Verdict::Proven { induction_length: length },
         SatOutcome::Undecided | SatOutcome::BaseCaseHolds => Verdict::Undecided { depth: proof.max_depth },
@@ -208,8 +214,8 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search) -> Result<Proof
         for cover in &covers {
             let run = format!("cover_{cover}");
             let target = format!("\nalways @* assert(!cover_{cover});\n");
-            let searched =
-                run_sat(dir, &run, &flat, &format!("{without}{target}"), &[], proof.max_depth, Search::BaseOnly)?;
+            let search_text = format!("{WITNESS_DEFINE}{without}{target}");
+            let searched = run_sat(dir, &run, &flat, &search_text, &[], proof.max_depth, Search::BaseOnly)?;
             let verdict = match searched {
                 SatOutcome::Counterexample { step, .. } => {
                     let waveform = waveform_dir.join(format!("{}.{run}.vcd", proof.name));
@@ -311,6 +317,12 @@ fn names_after(text: &str, prefix: &str) -> Vec<String> {
     names
 }
 
+/// Defined in every search for a witness (a cover's, a planted bug's
+/// counterexample), never in a proof: a property text may narrow its
+/// inputs under `ifdef DITTO_WITNESS` to make the search faster, since a
+/// witness with narrower inputs is still a witness.
+const WITNESS_DEFINE: &str = "`define DITTO_WITNESS\n";
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Search {
     /// The base case and the induction step, growing to the depth.
@@ -353,7 +365,7 @@ fn run_sat(
     let base_only = if search == Search::BaseOnly { " -tempinduct-baseonly" } else { "" };
     let script = format!(
         "read_verilog -formal -noautowire {source}; prep -top top; memory_map; opt -fast; \
-         sat -tempinduct{base_only} -prove-asserts -set-assumes -set-init-undef -set-def-inputs -enable_undef \
+         sat -tempinduct{base_only} -tempinduct-def -prove-asserts -set-assumes -set-init-undef -set-def-inputs -enable_undef \
          -maxsteps {depth} -show-inputs{show} -dump_vcd {run}.vcd"
     );
     let log_name = format!("{run}.log");
@@ -361,9 +373,9 @@ fn run_sat(
     let log_path = dir.join(&log_name);
     let last_length = log
         .lines()
+        .rev()
         .filter_map(|l| l.trim().strip_prefix("** Trying induction with length "))
-        .filter_map(|rest| rest.trim_end_matches('*').trim().parse::<u32>().ok())
-        .last()
+        .find_map(|rest| rest.trim_end_matches('*').trim().parse::<u32>().ok())
         .unwrap_or(1);
     if log.contains("Induction step proven: SUCCESS!") {
         return Ok(SatOutcome::Proven { length: last_length });
@@ -371,11 +383,14 @@ fn run_sat(
     if log.contains("model found for base case: FAIL!") {
         let step = log
             .lines()
+            .rev()
             .filter_map(|l| l.trim().strip_prefix("[base case "))
-            .filter_map(|rest| rest.split(']').next()?.trim().parse::<u32>().ok())
-            .last()
+            .find_map(|rest| rest.split(']').next()?.trim().parse::<u32>().ok())
             .unwrap_or(last_length);
-        return Ok(SatOutcome::Counterexample { step, failing: failing_at(&log, step, shown) });
+        // The model table after the verdict (induction steps that failed
+        // before it print tables of their own).
+        let table = &log[log.rfind("model found for base case: FAIL!").unwrap_or(0)..];
+        return Ok(SatOutcome::Counterexample { step, failing: failing_at(table, step, shown) });
     }
     if log.contains("proved base case for") {
         return Ok(SatOutcome::BaseCaseHolds);
