@@ -450,6 +450,111 @@ mod tests {
         )
     }
 
+    /// An option the client may send: a code (the four the server knows,
+    /// or any), its data's length (some past the server's 4,096-byte cap)
+    /// and whether its IHAVEOPT magic is damaged.
+    fn option() -> impl Strategy<Value = (u32, u32, bool)> {
+        (
+            prop_oneof![
+                2 => Just(OPT_INFO),
+                1 => Just(OPT_GO),
+                1 => Just(OPT_EXPORT_NAME),
+                1 => Just(OPT_ABORT),
+                4 => any::<u32>()
+            ],
+            prop_oneof![8 => 0u32..64, 1 => Just(4096), 1 => 4097u32..100_000],
+            proptest::bool::weighted(0.05),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        /// Option haggling with any options, then any bytes: the server
+        /// never panics; it answers every option it reads in turn (an
+        /// export for EXPORT_NAME, the export's size and flags then an ACK
+        /// for INFO and GO, an ACK for ABORT, "unsupported" for any other),
+        /// ends the handshake exactly at EXPORT_NAME, GO or ABORT, and ends
+        /// it with a protocol error, having answered nothing more, at a
+        /// damaged magic or an option past 4,096 bytes.
+        #[test]
+        fn any_option_haggling_gets_an_answer_per_option_or_a_typed_error(
+            options in proptest::collection::vec(option(), 0..12),
+            tail in proptest::collection::vec(any::<u8>(), 0..32),
+        ) {
+            let mut input = CLIENT_NO_ZEROES.to_be_bytes().to_vec();
+            for &(code, len, damaged) in &options {
+                input.extend(if damaged { IHAVEOPT ^ 1 } else { IHAVEOPT }.to_be_bytes());
+                input.extend(code.to_be_bytes());
+                input.extend(len.to_be_bytes());
+                input.extend(std::iter::repeat_n(0x5a, len.min(4096) as usize));
+            }
+            input.extend(&tail);
+            let mut wire = Wire { input: std::io::Cursor::new(input), output: Vec::new() };
+            let result = session(&mut wire, SIZE, |_| Err(NbdError::Protocol("no request expected".into())));
+            let out = wire.output;
+            prop_assert_eq!(&out[..8], &NBDMAGIC.to_be_bytes()[..]);
+            let mut at = 18;
+            let reply = |out: &[u8], at: usize, code: u32, kind: u32, len: u32| -> bool {
+                out.len() >= at + 20
+                    && out[at..at + 8] == REPLY_MAGIC.to_be_bytes()
+                    && out[at + 8..at + 12] == code.to_be_bytes()
+                    && out[at + 12..at + 16] == kind.to_be_bytes()
+                    && out[at + 16..at + 20] == len.to_be_bytes()
+            };
+            let mut ended = None;
+            for (i, &(code, len, damaged)) in options.iter().enumerate() {
+                if damaged || len > 4096 {
+                    ended = Some(Err(i));
+                    break;
+                }
+                match code {
+                    OPT_EXPORT_NAME => {
+                        prop_assert_eq!(&out[at..at + 8], &SIZE.to_be_bytes()[..], "option {}", i);
+                        at += 10;
+                        ended = Some(Ok(i));
+                        break;
+                    }
+                    OPT_INFO | OPT_GO => {
+                        prop_assert!(reply(&out, at, code, REP_INFO, 12), "option {}: no info", i);
+                        prop_assert!(reply(&out, at + 32, code, REP_ACK, 0), "option {}: no ack", i);
+                        at += 52;
+                        if code == OPT_GO {
+                            ended = Some(Ok(i));
+                            break;
+                        }
+                    }
+                    OPT_ABORT => {
+                        prop_assert!(reply(&out, at, code, REP_ACK, 0), "option {}: no ack", i);
+                        at += 20;
+                        ended = Some(Ok(i));
+                        break;
+                    }
+                    _ => {
+                        prop_assert!(reply(&out, at, code, REP_ERR_UNSUP, 0), "option {}: not refused", i);
+                        at += 20;
+                    }
+                }
+            }
+            match ended {
+                // A bad magic or an oversized option: a typed error, and no
+                // answer to it.
+                Some(Err(i)) => {
+                    prop_assert!(matches!(result, Err(NbdError::Protocol(_))), "option {}: {:?}", i, result);
+                    prop_assert_eq!(out.len(), at);
+                }
+                // ABORT ends the session cleanly; EXPORT_NAME and GO go on to
+                // transmission, where the tail may end it any way but a panic.
+                Some(Ok(i)) if options[i].0 == OPT_ABORT => {
+                    prop_assert!(result.is_ok(), "{:?}", result);
+                    prop_assert_eq!(out.len(), at);
+                }
+                Some(Ok(_)) => prop_assert!(out.len() >= at),
+                // The tail cut the haggling short: an error, never a panic.
+                None => prop_assert!(out.len() >= at),
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
         /// Requests with any fields, then any bytes: the server never

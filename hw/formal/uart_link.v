@@ -71,10 +71,9 @@ wire ok_no_overrun = !(f_synced && f_overrun);
 // In sync, no framing error.
 wire ok_no_framing_error = !(f_synced && rx_framing_error);
 // In sync, a byte arrives within nine and a half bit periods (start bit to
-// the middle of the stop bit) and four clocks (the transmitter's line
-// register, the receiver's two-clock synchronizer, its output register) of
-// being accepted.
-localparam F_LATENCY = 19 * F_PERIOD / 2 + 4;
+// the middle of the stop bit) and three clocks (the receiver's two-clock
+// synchronizer and its output register) of its start bit going on the line.
+localparam F_LATENCY = 19 * F_PERIOD / 2 + 3;
 localparam F_FRAME = 10 * F_PERIOD;
 wire ok_latency = !(f_synced && f_pending != 0) || f_age <= F_LATENCY;
 // After any corruption, eleven and a half bit periods of idle line (and
