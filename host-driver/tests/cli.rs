@@ -1,4 +1,4 @@
-//! The `ditto` command end to end: `hash`, `verilog`, and its errors.
+//! The `ditto` command end to end: `hash`, `verilog`, `prove`, and its errors.
 use std::path::Path;
 use std::process::Command;
 
@@ -589,4 +589,46 @@ fn a_store_ingested_on_one_backend_recovers_on_another_and_dedupes_against_it() 
     assert!(scrub.status.success(), "{}", String::from_utf8_lossy(&scrub.stderr));
     let s: serde_json::Value = serde_json::from_slice(&scrub.stdout).unwrap();
     assert_eq!(s["pages_checked"], first["unique_pages"], "{s}");
+}
+
+#[test]
+fn prove_reports_a_proof_its_covers_and_its_planted_bugs_as_json() {
+    let waves = temp_dir("prove");
+    let out = ditto(&["prove", "--only", "fifo-4", "--planted", "--json", "--waveforms", waves.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    let proofs = report["proofs"].as_array().unwrap();
+    assert_eq!(proofs.len(), 1, "{report}");
+    let proof = &proofs[0];
+    assert_eq!(proof["name"], "fifo-4");
+    assert_eq!(proof["verdict"], "proven", "{proof}");
+    let covers = proof["covers"].as_array().unwrap();
+    assert!(!covers.is_empty());
+    for cover in covers {
+        assert_eq!(cover["verdict"], "reached", "{cover}");
+        assert!(Path::new(cover["waveform"].as_str().unwrap()).exists(), "{cover}");
+    }
+    let planted = proof["planted"].as_array().unwrap();
+    assert!(!planted.is_empty());
+    for bug in planted {
+        assert_eq!(bug["caught"], true, "{bug}");
+        assert_eq!(bug["verdict"], "failed", "{bug}");
+        assert!(Path::new(bug["waveform"].as_str().unwrap()).exists(), "{bug}");
+    }
+}
+
+#[test]
+fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
+    let out = ditto(&["prove", "--only", "bloom"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no proof named \"bloom\"") && err.contains("fifo-4") && err.contains("uart-link"), "{err}");
+    let listed = ditto(&["prove", "--list"]);
+    assert!(listed.status.success());
+    let names: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(names, ["fifo-4", "lock-table", "uart-link", "fifo-8"]);
 }
