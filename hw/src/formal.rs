@@ -7,8 +7,8 @@
 //! Verilog, each of which must make a named property fail. A proof that no
 //! planted bug can break is not a proof.
 //!
-//! `ditto prove` runs them all; the tests in `hw/tests/formal.rs` prove each
-//! one and check that each planted bug is caught.
+//! `ditto prove` runs them all; `host-driver/tests/prove.rs` proves each
+//! one and checks that each planted bug is caught.
 use rust_hdl::prelude::*;
 
 use crate::verilog::top_verilog;
