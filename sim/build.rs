@@ -9,11 +9,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-struct Port {
-    name: String,
-    width: u32,
-    input: bool,
-}
+#[path = "src/shim.rs"]
+mod shim;
 
 /// The models this crate offers: (model name, Verilog of its top).
 fn models() -> Vec<(String, String)> {
@@ -47,30 +44,6 @@ fn models() -> Vec<(String, String)> {
             .expect("the cu index table is on chip"),
     ));
     models
-}
-
-/// Port list of rust-hdl's `module top`: its `input wire`/`output reg` lines.
-fn parse_ports(verilog: &str) -> Vec<Port> {
-    let start = verilog.find("module top(").expect("rust-hdl names the top module `top`");
-    let body = &verilog[start..];
-    let end = body.find("endmodule").expect("module top ends");
-    let mut ports = Vec::new();
-    for line in body[..end].lines() {
-        let line = line.trim();
-        let input = line.starts_with("input wire");
-        if !(input || line.starts_with("output reg") || line.starts_with("output wire")) {
-            continue;
-        }
-        let decl = line.trim_end_matches(';');
-        let name = decl.split_whitespace().last().unwrap().to_string();
-        let width = match (decl.find('['), decl.find(':')) {
-            (Some(open), Some(colon)) => decl[open + 1..colon].trim().parse::<u32>().unwrap() + 1,
-            _ => 1,
-        };
-        ports.push(Port { name, width, input });
-    }
-    assert!(!ports.is_empty(), "no ports found in module top");
-    ports
 }
 
 fn run(cmd: &mut Command) {
@@ -120,10 +93,10 @@ fn verilator_include() -> PathBuf {
 fn main() {
     println!("cargo:rerun-if-changed=csrc/model_shim.cpp.in");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/shim.rs");
     println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let include = verilator_include();
-    let template = std::fs::read_to_string("csrc/model_shim.cpp.in").unwrap();
 
     let mut rust_table = String::new();
     let mut entries = String::new();
@@ -139,34 +112,17 @@ fn main() {
         std::fs::write(&vfile, &verilog).unwrap();
         let mdir = out.join(format!("obj_{name}"));
         let _ = std::fs::remove_dir_all(&mdir);
-        // Lint waivers for rust-hdl's output, each with its reason:
-        // -Wno-WIDTH: rust-hdl writes every literal as 32 bits wide, whatever the context.
-        // -Wno-UNOPTFLAT: rust-hdl emits one `always @(*)` per module, which Verilator
-        //   reports as a flattening opportunity, not a loop (loops are checked by Yosys).
         run(Command::new("verilator")
-            .args(["--cc", "--trace", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
-            .args(["-Wno-WIDTH", "-Wno-UNOPTFLAT", "--top-module", "top"])
+            .args(shim::VERILATOR_ARGS)
             .arg("--prefix")
             .arg(&prefix)
             .arg("--Mdir")
             .arg(&mdir)
             .arg(&vfile));
 
-        let ports = parse_ports(&verilog);
-        let mut set_cases = String::new();
-        let mut get_cases = String::new();
-        for (i, p) in ports.iter().enumerate() {
-            if p.input {
-                writeln!(set_cases, "        case {i}: put(m->{}, words, {}); break;", p.name, p.width).unwrap();
-            }
-            writeln!(get_cases, "        case {i}: take(m->{}, words); break;", p.name).unwrap();
-        }
+        let ports = shim::parse_ports(&verilog).expect("rust-hdl writes `module top` with its ports");
         let func = format!("ditto_{name}");
-        let shim = template
-            .replace("@MODEL@", &prefix)
-            .replace("@FN@", &func)
-            .replace("@SET_CASES@", &set_cases)
-            .replace("@GET_CASES@", &get_cases);
+        let shim = shim::shim_source(&prefix, &func, &ports);
         let shim_path = mdir.join(format!("{name}_shim.cpp"));
         std::fs::write(&shim_path, shim).unwrap();
 
@@ -200,7 +156,7 @@ fn main() {
 
         // Rust side: the port table and the shim's functions.
         writeln!(rust_table, "extern \"C\" {{").unwrap();
-        for f in ["new", "free", "set", "get", "eval", "tick", "trace_open", "trace_dumping", "trace_close"] {
+        for f in shim::SHIM_FUNCTIONS {
             let sig = match f {
                 "new" => "() -> *mut c_void".to_string(),
                 "set" => "(h: *mut c_void, port: u32, words: *const u32)".to_string(),

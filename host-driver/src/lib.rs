@@ -13,6 +13,7 @@ pub mod hash;
 pub mod ingest;
 pub mod limits;
 pub mod link;
+pub mod mutants;
 pub mod nbd;
 pub mod plots;
 pub mod prove;

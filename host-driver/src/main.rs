@@ -206,6 +206,39 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measure the tests' strength: mutate each module's emitted Verilog
+    /// (Yosys `mutate`, as MCY does), run every mutant against the module's
+    /// cosimulation suite and proofs, and check each survivor for
+    /// equivalence. A benchmark: a few minutes per module.
+    Mutants {
+        /// Only this module (repeatable); the names are listed by `--list`.
+        #[arg(long = "module")]
+        modules: Vec<String>,
+        /// Mutants per module.
+        #[arg(long, default_value_t = 40)]
+        count: u32,
+        /// Picks the mutations and seeds the suites.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Cycles a survivor is compared with the design for.
+        #[arg(long, default_value_t = 8)]
+        depth: u32,
+        /// Seconds each step of a survivor's comparison may take.
+        #[arg(long, default_value_t = 60)]
+        equivalence_seconds: u32,
+        /// Where the proofs' counterexamples (VCD) are written.
+        #[arg(long, default_value = "target/formal")]
+        waveforms: PathBuf,
+        /// List the modules and stop.
+        #[arg(long)]
+        list: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Write the table into this Markdown file's mutants block.
+        #[arg(long)]
+        update: Option<PathBuf>,
+    },
     /// List the configurations.
     Configs,
     /// What a configuration holds: index entries, the reference-count
@@ -384,6 +417,9 @@ impl DeviceArgs {
 }
 
 /// The configuration every command uses unless told otherwise.
+/// Mutants per module behind the README's mutation table (`ditto figures`).
+const FIGURES_MUTANTS: u32 = 20;
+
 const DEFAULT_CONFIG: &str = "large";
 /// The configuration the Alchitry Cu is built as (the only one that fits it).
 const BOARD_CONFIG: &str = "cu";
@@ -763,6 +799,58 @@ fn main() -> Result<()> {
                 bail!("{} of {} proofs did not pass: {}", failed.len(), outcomes.len(), failed.join(", "));
             }
         }
+        Command::Mutants { modules, count, seed, depth, equivalence_seconds, waveforms, list, json, update } => {
+            use ditto_host::mutants;
+            if list {
+                for target in mutants::targets() {
+                    println!("{:<12} {}", target.name, target.module);
+                }
+                return Ok(());
+            }
+            let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let request = mutants::MutantsRequest {
+                only: modules,
+                count,
+                seed,
+                equivalence_depth: depth,
+                equivalence_seconds,
+                jobs,
+                waveform_dir: waveforms,
+            };
+            let reports = mutants::run(&request, |event| {
+                if json {
+                    return;
+                }
+                match event {
+                    mutants::Event::Stage { target, what } => eprintln!("{target}: {what}"),
+                    mutants::Event::Mutant { target, outcome } => {
+                        let fate = match &outcome.fate {
+                            mutants::Fate::KilledBySuite { .. } => "killed by the suite".to_owned(),
+                            mutants::Fate::KilledByProof { proof, .. } => format!("killed by proof {proof}"),
+                            mutants::Fate::Survived { equivalence } => format!("SURVIVED: {equivalence}"),
+                        };
+                        eprintln!("{target}: {}: {fate}", outcome.description);
+                    }
+                }
+            })?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "modules": reports }))?);
+            } else {
+                for report in &reports {
+                    for line in mutants::lines(report) {
+                        println!("{line}");
+                    }
+                }
+            }
+            if let Some(path) = update {
+                let command = format!("ditto mutants --count {count} --seed {seed} --depth {depth}");
+                ditto_host::figures::update_mutants_file(
+                    &path,
+                    &ditto_host::figures::render_mutants(&reports, &command),
+                )?;
+                println!("updated the mutation table in {}", path.display());
+            }
+        }
         Command::Scrub { store, json } => {
             let report = ditto_host::store::scrub(&store)?;
             print_store_report(json, &store, &report, report.lines())?;
@@ -979,12 +1067,26 @@ fn main() -> Result<()> {
                 core: &core_runs,
                 fio: &fio,
             });
+            let request = ditto_host::mutants::MutantsRequest {
+                only: Vec::new(),
+                count: FIGURES_MUTANTS,
+                seed: 1,
+                equivalence_depth: 8,
+                equivalence_seconds: 60,
+                jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                waveform_dir: out.join("mutants"),
+            };
+            let reports = ditto_host::mutants::run(&request, |_| {})?;
+            let command =
+                format!("ditto mutants --count {FIGURES_MUTANTS} --seed 1 --depth 8 --equivalence-seconds 60");
+            let mutants_md = ditto_host::figures::render_mutants(&reports, &command);
             match update {
                 Some(path) => {
                     ditto_host::figures::update_file(&path, &markdown)?;
+                    ditto_host::figures::update_mutants_file(&path, &mutants_md)?;
                     println!("updated the figures in {}", path.display());
                 }
-                None => println!("{markdown}"),
+                None => println!("{markdown}\n\n{mutants_md}"),
             }
         }
         Command::Bench { what: BenchCommand::Fio { config, size, seconds, json } } => {

@@ -106,7 +106,12 @@ pub struct HasherSim {
 impl HasherSim {
     /// Builds the hasher model of `config`, reset and ready for pages.
     pub fn new(config: &Config) -> Result<Self, SimError> {
-        let model = Model::new(&format!("hasher_{}", config.name))?;
+        Self::attach(Model::new(&format!("hasher_{}", config.name))?, config)
+    }
+
+    /// Drives `model`, a hasher of `config`'s shape (a built one: a mutant),
+    /// reset and ready for pages.
+    pub fn attach(model: Model, config: &Config) -> Result<Self, SimError> {
         let mut sim = Self {
             reset: model.input("reset")?,
             word_in: model.input("word_in")?,

@@ -6,10 +6,12 @@
 //! configuration's SHA-1 hasher page by page, and [`index::IndexSim`] its
 //! fingerprint index command by command against the golden model. Nothing here needs Verilator at
 //! run time.
+pub mod built;
 pub mod ditto_core;
 pub mod hasher;
 pub mod index;
 pub mod model;
+pub mod shim;
 pub mod testkit;
 pub mod uart;
 

@@ -12,22 +12,22 @@ pub struct PortInfo {
 
 #[derive(Clone, Copy)]
 pub(crate) struct ModelFns {
-    new: unsafe extern "C" fn() -> *mut c_void,
-    free: unsafe extern "C" fn(*mut c_void),
-    set: unsafe extern "C" fn(*mut c_void, u32, *const u32),
-    get: unsafe extern "C" fn(*mut c_void, u32, *mut u32),
-    eval: unsafe extern "C" fn(*mut c_void),
-    tick: unsafe extern "C" fn(*mut c_void),
-    trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
-    trace_dumping: unsafe extern "C" fn(*mut c_void, c_int),
-    trace_close: unsafe extern "C" fn(*mut c_void),
+    pub(crate) new: unsafe extern "C" fn() -> *mut c_void,
+    pub(crate) free: unsafe extern "C" fn(*mut c_void),
+    pub(crate) set: unsafe extern "C" fn(*mut c_void, u32, *const u32),
+    pub(crate) get: unsafe extern "C" fn(*mut c_void, u32, *mut u32),
+    pub(crate) eval: unsafe extern "C" fn(*mut c_void),
+    pub(crate) tick: unsafe extern "C" fn(*mut c_void),
+    pub(crate) trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    pub(crate) trace_dumping: unsafe extern "C" fn(*mut c_void, c_int),
+    pub(crate) trace_close: unsafe extern "C" fn(*mut c_void),
 }
 
 pub(crate) struct ModelEntry {
-    name: &'static str,
-    verilog_lines: usize,
-    ports: &'static [PortInfo],
-    fns: ModelFns,
+    pub(crate) name: &'static str,
+    pub(crate) verilog_lines: usize,
+    pub(crate) ports: &'static [PortInfo],
+    pub(crate) fns: ModelFns,
 }
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
@@ -45,6 +45,8 @@ pub enum SimError {
     Waveform { path: PathBuf, reason: String },
     #[error("{0}")]
     Protocol(String),
+    #[error("cannot build model `{model}`: {step} failed: {detail}")]
+    Build { model: String, step: String, detail: String },
 }
 
 /// Names of the models compiled into this crate.
@@ -79,10 +81,15 @@ impl Model {
             .iter()
             .find(|m| m.name == name)
             .ok_or_else(|| SimError::UnknownModel { name: name.to_string(), known: model_names().join(", ") })?;
+        Ok(Self::of_entry(entry))
+    }
+
+    /// A fresh instance of a compiled-in or built model.
+    pub(crate) fn of_entry(entry: &'static ModelEntry) -> Self {
         // SAFETY: the shim allocates a fresh instance; it is freed exactly once in Drop.
         let handle = unsafe { (entry.fns.new)() };
         assert!(!handle.is_null());
-        Ok(Self { entry, handle, cycles: 0, waveform: None, record_from: None, scratch: [0; 32] })
+        Self { entry, handle, cycles: 0, waveform: None, record_from: None, scratch: [0; 32] }
     }
 
     /// The model's name.

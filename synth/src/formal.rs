@@ -133,7 +133,13 @@ impl fmt::Display for CoverVerdict {
 /// Errors: a tool missing or failing (a property text Yosys rejects), a
 /// `[[name]]` the flattened design lacks, a log this code cannot read.
 pub fn prove(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
-    check(proof, waveform_dir, Search::Induction)
+    check(proof, waveform_dir, Search::Induction, true)
+}
+
+/// [`prove`] without the covers: the properties' verdict alone, which is
+/// all a mutant of the design is run for (`ditto mutants`).
+pub fn prove_properties(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
+    check(proof, waveform_dir, Search::Induction, false)
 }
 
 /// Looks for a counterexample to `proof`'s properties from the initial
@@ -141,10 +147,10 @@ pub fn prove(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, Synt
 /// what a planted bug is run with. The verdict is [`Verdict::Failed`] or
 /// [`Verdict::Undecided`], never proven.
 pub fn refute(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
-    check(proof, waveform_dir, Search::BaseOnly)
+    check(proof, waveform_dir, Search::BaseOnly, false)
 }
 
-fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search) -> Result<ProofReport, SynthError> {
+fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: bool) -> Result<ProofReport, SynthError> {
     YOSYS.ensure_installed()?;
     if proof.name.is_empty() || !proof.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
         return Err(SynthError::InvalidRequest(format!("proof name {:?}: use letters, digits, - and _", proof.name)));
@@ -204,7 +210,7 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search) -> Result<Proof
     let mut cover_reports = Vec::new();
     // A cover is checked against proven properties only: with a failing one
     // assumed, a witness would show nothing.
-    if search == Search::Induction && matches!(verdict, Verdict::Proven { .. }) {
+    if covers_too && matches!(verdict, Verdict::Proven { .. }) {
         // The bounded search leaves the properties out: proven, they hold in
         // every reachable state, so they cannot change what is reachable,
         // and without them the search is about three times faster. The
@@ -419,7 +425,7 @@ fn failing_at(log: &str, step: u32, shown: &[String]) -> Vec<String> {
     failing
 }
 
-fn run_yosys(dir: &Path, log_name: &str, script: &str) -> Result<String, SynthError> {
+pub(crate) fn run_yosys(dir: &Path, log_name: &str, script: &str) -> Result<String, SynthError> {
     let log_path = dir.join(log_name);
     let output = YOSYS.run(["-q", "-l", log_name, "-p", script], Some(dir))?;
     if !output.status.success() {
@@ -428,11 +434,11 @@ fn run_yosys(dir: &Path, log_name: &str, script: &str) -> Result<String, SynthEr
     read(&log_path)
 }
 
-fn write(path: &Path, text: &str) -> Result<(), SynthError> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), SynthError> {
     fs::write(path, text).map_err(|err| SynthError::io(format!("could not write {}", path.display()), err))
 }
 
-fn read(path: &Path) -> Result<String, SynthError> {
+pub(crate) fn read(path: &Path) -> Result<String, SynthError> {
     fs::read_to_string(path).map_err(|err| SynthError::io(format!("could not read {}", path.display()), err))
 }
 

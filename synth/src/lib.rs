@@ -25,6 +25,7 @@
 mod error;
 mod flow;
 pub mod formal;
+pub mod mutants;
 mod nextpnr;
 mod stats;
 mod tools;

@@ -1,0 +1,728 @@
+//! `ditto mutants`: how strong the tests are, measured as YosysHQ's MCY
+//! measures it. For each module (a [`Target`]), Yosys mutates its emitted
+//! Verilog ([`ditto_synth::mutants`]); every mutant goes behind one selector
+//! input of a single Verilator model, built at run time
+//! ([`ditto_sim::built`]), and is run against that module's cosimulation
+//! suite (the same drivers and golden models the tests use). A mutant the
+//! suite does not kill goes to the module's formal proofs; one they do not
+//! kill either is compared with the design by a miter: proven equivalent,
+//! shown to differ (a test could kill it: a gap), or no difference within
+//! the depth.
+//!
+//! The suite must pass on the design itself (selector 0) first: a suite
+//! that fails on everything would "kill" every mutant.
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use ditto_hw::config::{self, Config, CU, LARGE};
+use ditto_hw::index::model::IndexModel;
+use ditto_sim::built::BuiltModel;
+use ditto_sim::ditto_core::{CoreError, CoreSetup, CoreSim, HostTraffic};
+use ditto_sim::hasher::{sha1_of, HashError, HasherSim, Page, Stalls};
+use ditto_sim::index::{IndexError, IndexSetup, IndexSim, MemTiming, Traffic};
+use ditto_sim::shim::{parse_ports, Port};
+use ditto_sim::{Model, SimError};
+use ditto_synth::formal::{prove_properties, Proof, Verdict};
+use ditto_synth::mutants::{self as mutate, Equivalence, Mutation, SELECTOR, SELECTOR_WIDTH};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::HostError;
+
+/// Why a suite failed: what it saw differ from the golden model.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteFailure {
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    #[error(transparent)]
+    Index(Box<IndexError>),
+    #[error(transparent)]
+    Core(Box<CoreError>),
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("cycle {cycle}: {what}")]
+    Differs { cycle: u64, what: String },
+    #[error("the suite panicked: {0}")]
+    Panicked(String),
+}
+
+impl From<IndexError> for SuiteFailure {
+    fn from(e: IndexError) -> Self {
+        SuiteFailure::Index(Box::new(e))
+    }
+}
+
+impl From<CoreError> for SuiteFailure {
+    fn from(e: CoreError) -> Self {
+        SuiteFailure::Core(Box::new(e))
+    }
+}
+
+/// A cosimulation suite: drives a fresh instance of the target's design
+/// (its selector already set) and checks it, from one seed.
+pub type Suite = fn(Model, u64) -> Result<(), SuiteFailure>;
+
+/// One module whose tests are measured.
+#[derive(Clone, Copy)]
+pub struct Target {
+    /// `ditto mutants --module NAME`.
+    pub name: &'static str,
+    /// The design, in words.
+    pub module: &'static str,
+    /// Emits the design (rust-hdl Verilog, top `top`).
+    pub design: fn() -> String,
+    /// The cells mutated (a Yosys selection in the flattened top).
+    pub selection: &'static str,
+    /// The formal proofs of this very design (`ditto prove` names).
+    pub proofs: &'static [&'static str],
+    /// The cosimulation suite, and what it runs, in words.
+    pub suite: Suite,
+    pub suite_about: &'static str,
+}
+
+fn proof_design(name: &str) -> String {
+    let spec = ditto_hw::formal::proofs().into_iter().find(|p| p.name == name).expect("the proof exists");
+    (spec.design)()
+}
+
+/// Every module `ditto mutants` measures, in order.
+pub fn targets() -> Vec<Target> {
+    vec![
+        Target {
+            name: "fifo",
+            module: "SynchronousFIFO<Bits<32>> at 4 words (the lane FIFO's generator)",
+            design: || proof_design("fifo-4"),
+            selection: "*",
+            proofs: &["fifo-4"],
+            suite: fifo_suite,
+            suite_about: "4,000 cycles of skewed push/pop against a queue, every flag checked, misuse at the end",
+        },
+        Target {
+            name: "uart-link",
+            module: "UartTx to UartRx, 4 clocks per bit, through a line the test may corrupt",
+            design: || proof_design("uart-link"),
+            selection: "*",
+            proofs: &["uart-link"],
+            suite: uart_suite,
+            suite_about: "bytes in order within the latency bound; corruption raises framing errors; resync after idle",
+        },
+        Target {
+            name: "lock-table",
+            module: "FpIndex<2> over 4 buckets: dispatch, lock table, collection, FSMs",
+            design: || proof_design("lock-table"),
+            selection: "*",
+            proofs: &["lock-table"],
+            suite: lock_table_suite,
+            suite_about: "the index workloads against the golden model, memory with random latency",
+        },
+        Target {
+            name: "hasher",
+            module: "the cu hasher: one SHA-1 lane taking the stream directly",
+            design: || config::hasher_verilog(&CU),
+            selection: "*",
+            proofs: &[],
+            suite: hasher_suite,
+            suite_about: "edge and random pages, with and without stalls, against the sha1 crate",
+        },
+        Target {
+            name: "index",
+            module: "IndexOnChip<4, 12, 9>: 4 lookup FSMs, lock table, Bloom filters, block-RAM table",
+            design: || ditto_hw::verilog::top_verilog(ditto_hw::index::onchip::IndexOnChip::<4, 12, 9>::new()),
+            selection: "*",
+            proofs: &[],
+            suite: index_suite,
+            suite_about: "the index workloads against the golden model, Bloom filters on and off",
+        },
+        Target {
+            name: "ftl-cu",
+            module: "the microcoded FTL controller, inside the cu core",
+            design: || config::core_verilog(&CU),
+            selection: "c:$flatten\\ftl.*",
+            proofs: &[],
+            suite: ftl_cu_suite,
+            suite_about: "mixed writes, trims and reads with GC and saturated counts, then every LPA read back",
+        },
+        Target {
+            name: "ftl-large",
+            module: "the sequenced FTL controller, inside the large core",
+            design: || config::core_verilog(&LARGE),
+            selection: "c:$flatten\\ftl.*",
+            proofs: &[],
+            suite: ftl_large_suite,
+            suite_about: "mixed writes, trims and reads with GC and saturated counts, then every LPA read back",
+        },
+    ]
+}
+
+/// The targets' names, in order.
+pub fn names() -> Vec<&'static str> {
+    targets().iter().map(|t| t.name).collect()
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct MutantsRequest {
+    /// Only these targets (all when empty).
+    pub only: Vec<String>,
+    /// Mutants per target.
+    pub count: u32,
+    /// Picks the mutations and seeds the suites.
+    pub seed: u64,
+    /// Depth of the equivalence check of a survivor, and its time limit.
+    pub equivalence_depth: u32,
+    pub equivalence_seconds: u32,
+    /// Mutants run at once.
+    pub jobs: usize,
+    /// Where the proofs' counterexamples go.
+    pub waveform_dir: PathBuf,
+}
+
+/// What became of one mutant.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "fate", rename_all = "snake_case")]
+pub enum Fate {
+    /// The cosimulation suite failed on it.
+    KilledBySuite { failure: String },
+    /// A proof's property failed on it.
+    KilledByProof { proof: String, properties: Vec<String>, step: u32 },
+    /// Nothing failed.
+    Survived {
+        #[serde(flatten)]
+        equivalence: Equivalence,
+    },
+}
+
+/// One mutant and its fate.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutantOutcome {
+    #[serde(flatten)]
+    pub mutation: Mutation,
+    pub description: String,
+    #[serde(flatten)]
+    pub fate: Fate,
+}
+
+impl MutantOutcome {
+    pub fn killed(&self) -> bool {
+        !matches!(self.fate, Fate::Survived { .. })
+    }
+    pub fn equivalent(&self) -> bool {
+        matches!(self.fate, Fate::Survived { equivalence: Equivalence::Proven })
+    }
+}
+
+/// One target's mutants.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetReport {
+    pub name: String,
+    pub module: String,
+    pub suite: String,
+    pub proofs: Vec<String>,
+    pub seed: u64,
+    pub mutants: usize,
+    pub killed_by_suite: usize,
+    pub killed_by_proof: usize,
+    pub survived: usize,
+    /// Survivors proven equivalent (not counted against the score).
+    pub equivalent: usize,
+    /// Killed, out of the mutants not proven equivalent, in percent.
+    pub score_percent: f64,
+    pub build_seconds: f64,
+    pub run_seconds: f64,
+    pub outcomes: Vec<MutantOutcome>,
+}
+
+impl TargetReport {
+    fn new(target: &Target, seed: u64, outcomes: Vec<MutantOutcome>, build: f64, run: f64) -> Self {
+        let count = |f: fn(&Fate) -> bool| outcomes.iter().filter(|o| f(&o.fate)).count();
+        let killed_by_suite = count(|f| matches!(f, Fate::KilledBySuite { .. }));
+        let killed_by_proof = count(|f| matches!(f, Fate::KilledByProof { .. }));
+        let equivalent = outcomes.iter().filter(|o| o.equivalent()).count();
+        let killed = killed_by_suite + killed_by_proof;
+        let judged = outcomes.len() - equivalent;
+        TargetReport {
+            name: target.name.to_owned(),
+            module: target.module.to_owned(),
+            suite: target.suite_about.to_owned(),
+            proofs: target.proofs.iter().map(|p| p.to_string()).collect(),
+            seed,
+            mutants: outcomes.len(),
+            killed_by_suite,
+            killed_by_proof,
+            survived: outcomes.len() - killed,
+            equivalent,
+            score_percent: if judged == 0 { 100.0 } else { 100.0 * killed as f64 / judged as f64 },
+            build_seconds: build,
+            run_seconds: run,
+            outcomes,
+        }
+    }
+}
+
+/// Progress, as each stage happens.
+pub enum Event<'a> {
+    Stage { target: &'a str, what: &'a str },
+    Mutant { target: &'a str, outcome: &'a MutantOutcome },
+}
+
+/// Runs the requested targets one after another, `jobs` mutants at a time.
+pub fn run(request: &MutantsRequest, event: impl Fn(Event<'_>) + Sync) -> Result<Vec<TargetReport>, HostError> {
+    let all = targets();
+    for name in &request.only {
+        if !all.iter().any(|t| t.name == name) {
+            return Err(HostError::InvalidArgument(format!(
+                "no module named {name:?}; the modules are {}",
+                names().join(", ")
+            )));
+        }
+    }
+    let max = (1u32 << SELECTOR_WIDTH) - 1;
+    if request.count == 0 || request.count > max {
+        return Err(HostError::InvalidArgument(format!("--count {}: give 1 to {max}", request.count)));
+    }
+    let chosen = all.into_iter().filter(|t| request.only.is_empty() || request.only.iter().any(|n| n == t.name));
+    let mut reports = Vec::new();
+    for target in chosen {
+        reports.push(run_target(&target, request, &event)?);
+    }
+    Ok(reports)
+}
+
+/// Runs one target, which need not be one of [`targets`] (a test may
+/// pair a design with a suite of its own).
+pub fn run_target(
+    target: &Target,
+    request: &MutantsRequest,
+    event: &(impl Fn(Event<'_>) + Sync),
+) -> Result<TargetReport, HostError> {
+    let started = Instant::now();
+    let stage = |what: &str| event(Event::Stage { target: target.name, what });
+    let design = (target.design)();
+    let mut ports = parse_ports(&design)
+        .ok_or_else(|| HostError::InvalidArgument(format!("{}: the design has no `module top`", target.name)))?;
+    ports.push(Port { name: SELECTOR.to_owned(), width: SELECTOR_WIDTH, input: true });
+    stage("listing mutations");
+    let mutations = mutate::list(&design, request.count, request.seed, target.selection)?;
+    stage(&format!("building one model with {} mutants", mutations.len()));
+    let selected = mutate::with_selector(&design, &mutations)?;
+    let name = format!("mutants_{}", target.name.replace('-', "_"));
+    let built = BuiltModel::build(&name, &selected, &ports, |what| stage(what))?;
+    let build_seconds = started.elapsed().as_secs_f64();
+    stage("running the suite on the design itself");
+    if let Err(failure) = run_suite(target, built, 0, request.seed) {
+        return Err(HostError::InvalidArgument(format!(
+            "{}: the suite fails on the design itself (seed {}), so it can judge no mutant: {failure}",
+            target.name, request.seed
+        )));
+    }
+    let running = Instant::now();
+    // A suite that panics on a mutant has failed, which is what a mutant is
+    // for: the default hook would print every one of those panics, so a
+    // silent one stands in while the mutants run.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<Result<MutantOutcome, HostError>>>> =
+        Mutex::new((0..mutations.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..request.jobs.clamp(1, mutations.len()) {
+            scope.spawn(|| loop {
+                let index = {
+                    let mut next = next.lock().expect("no worker panics holding it");
+                    *next += 1;
+                    *next - 1
+                };
+                let Some(mutation) = mutations.get(index) else { break };
+                let outcome = judge(target, built, &design, mutation, request);
+                if let Ok(outcome) = &outcome {
+                    event(Event::Mutant { target: target.name, outcome });
+                }
+                results.lock().expect("no worker panics holding it")[index] = Some(outcome);
+            });
+        }
+    });
+    std::panic::set_hook(hook);
+    let outcomes = results
+        .into_inner()
+        .expect("workers done")
+        .into_iter()
+        .map(|r| r.expect("every mutant ran"))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(TargetReport::new(target, request.seed, outcomes, build_seconds, running.elapsed().as_secs_f64()))
+}
+
+/// Runs the suite on a fresh instance with mutant `id` selected (0: none).
+/// A panic in the suite is a failure, and says so.
+fn run_suite(target: &Target, built: BuiltModel, id: u32, seed: u64) -> Result<(), SuiteFailure> {
+    let mut model = built.instance();
+    let selector = model.input(SELECTOR)?;
+    model.set(selector, id as u64);
+    std::panic::catch_unwind(AssertUnwindSafe(|| (target.suite)(model, seed))).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "no message".to_owned());
+        Err(SuiteFailure::Panicked(message))
+    })
+}
+
+fn judge(
+    target: &Target,
+    built: BuiltModel,
+    design: &str,
+    mutation: &Mutation,
+    request: &MutantsRequest,
+) -> Result<MutantOutcome, HostError> {
+    let outcome = |fate| MutantOutcome { mutation: mutation.clone(), description: mutation.to_string(), fate };
+    if let Err(failure) = run_suite(target, built, mutation.id, request.seed) {
+        return Ok(outcome(Fate::KilledBySuite { failure: first_line(&failure.to_string()) }));
+    }
+    let (depth, seconds) = (request.equivalence_depth, request.equivalence_seconds);
+    // A mutant proven equivalent needs no proof run: nothing can kill it.
+    if mutate::proven_equivalent(design, mutation, seconds)? {
+        return Ok(outcome(Fate::Survived { equivalence: Equivalence::Proven }));
+    }
+    if !target.proofs.is_empty() {
+        let mutant = mutate::with_one(design, mutation)?;
+        for proof_name in target.proofs {
+            let spec =
+                ditto_hw::formal::proofs().into_iter().find(|p| p.name == *proof_name).expect("the proof exists");
+            let name = format!("{}_mutant_{}", spec.name, mutation.id);
+            let proof = Proof {
+                name: &name,
+                design: &mutant,
+                properties: spec.properties,
+                params: spec.params,
+                max_depth: spec.max_depth,
+            };
+            let report = prove_properties(&proof, &request.waveform_dir)?;
+            if let Verdict::Failed { step, properties, .. } = report.verdict {
+                return Ok(outcome(Fate::KilledByProof { proof: spec.name.to_owned(), properties, step }));
+            }
+        }
+    }
+    Ok(outcome(Fate::Survived { equivalence: mutate::output_difference(design, mutation, depth, seconds)? }))
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.len() > 200 {
+        format!("{}...", &line[..line.char_indices().nth(200).map_or(line.len(), |(i, _)| i)])
+    } else {
+        line.to_owned()
+    }
+}
+
+/// The text report of one target.
+pub fn lines(report: &TargetReport) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "{}: {} mutants, {} killed by the suite, {} by proofs, {} survived ({} proven equivalent): {:.1}% killed",
+            report.name,
+            report.mutants,
+            report.killed_by_suite,
+            report.killed_by_proof,
+            report.survived,
+            report.equivalent,
+            report.score_percent
+        ),
+        format!("  {}", report.module),
+        format!("  suite: {}", report.suite),
+        format!(
+            "  seed {}; model built in {:.1} s, mutants run in {:.1} s",
+            report.seed, report.build_seconds, report.run_seconds
+        ),
+    ];
+    for o in report.outcomes.iter().filter(|o| !o.killed()) {
+        if let Fate::Survived { equivalence } = &o.fate {
+            lines.push(format!("  survived {}: {equivalence}", o.description));
+        }
+    }
+    lines
+}
+
+// ---------------------------------------------------------------------------
+// The suites. Each one is seeded, skewed (edge values among random ones) and
+// checks every output the rest of Ditto reads.
+
+fn port(model: &Model, name: &str) -> Result<ditto_sim::PortId, SuiteFailure> {
+    Ok(model.port(name)?)
+}
+
+/// A word for a FIFO or a byte stream: zeros and ones as often as random.
+fn skewed_word(rng: &mut ChaCha8Rng, bits: u32) -> u64 {
+    let all = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    match rng.gen_range(0..10) {
+        0..=2 => 0,
+        3..=4 => all,
+        5 => 0x5555_5555_5555_5555 & all,
+        6 => 1 << rng.gen_range(0..bits),
+        _ => rng.gen::<u64>() & all,
+    }
+}
+
+/// The FIFO against a queue, as `hw/formal/fifo.v` states it: a word
+/// written is visible a clock later; full at four words; overflow and
+/// underflow sticky, raised by a refused access (tried in the last phase).
+fn fifo_suite(mut model: Model, seed: u64) -> Result<(), SuiteFailure> {
+    const DEPTH: usize = 4;
+    let [read, data_out, empty, almost_empty, underflow, write, data_in, full, almost_full, overflow] = [
+        "read",
+        "data_out",
+        "empty",
+        "almost_empty",
+        "underflow",
+        "write",
+        "data_in",
+        "full",
+        "almost_full",
+        "overflow",
+    ]
+    .map(|n| port(&model, n));
+    let (read, data_out, empty, almost_empty, underflow) = (read?, data_out?, empty?, almost_empty?, underflow?);
+    let (write, data_in, full, almost_full, overflow) = (write?, data_in?, full?, almost_full?, overflow?);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut queue: VecDeque<u64> = VecDeque::new();
+    let (mut wrote_last, mut overflowed, mut underflowed) = (false, false, false);
+    for cycle in 0..4_000u64 {
+        // Phases: filling, draining, balanced, then misuse allowed.
+        let (p_write, p_read) = [(0.9, 0.2), (0.2, 0.9), (0.6, 0.6), (0.7, 0.7)][(cycle / 500 % 4) as usize];
+        let misuse = cycle >= 3_000;
+        model.eval();
+        let differs = |what: String| Err(SuiteFailure::Differs { cycle, what });
+        let (is_empty, is_full) = (model.get(empty) == 1, model.get(full) == 1);
+        if is_full != (queue.len() == DEPTH) {
+            return differs(format!("full is {is_full} with {} words", queue.len()));
+        }
+        if is_empty != (queue.len() - wrote_last as usize == 0) {
+            return differs(format!("empty is {is_empty} with {} words", queue.len()));
+        }
+        // rust-hdl's levels with a block of one word: almost empty when the
+        // read side sees no word, almost full from three words on the
+        // write side (which sees a word written a clock late) or when full.
+        if (model.get(almost_empty) == 1) != is_empty {
+            return differs(format!("almost_empty is {} while empty is {is_empty}", model.get(almost_empty)));
+        }
+        let want_almost_full = is_full || queue.len() - wrote_last as usize >= DEPTH - 1;
+        if (model.get(almost_full) == 1) != want_almost_full {
+            return differs(format!("almost_full is {} with {} words", model.get(almost_full), queue.len()));
+        }
+        if (model.get(overflow) == 1, model.get(underflow) == 1) != (overflowed, underflowed) {
+            return differs(format!("flags differ: want overflow {overflowed}, underflow {underflowed}"));
+        }
+        let do_write = rng.gen_bool(p_write) && (misuse || !is_full);
+        let do_read = rng.gen_bool(p_read) && (misuse || !is_empty);
+        if do_read && !is_empty && model.get(data_out) != queue[0] {
+            return differs(format!("read {:#x}, want {:#x}", model.get(data_out), queue[0]));
+        }
+        let word = skewed_word(&mut rng, 32);
+        model.set(write, do_write as u64);
+        model.set(read, do_read as u64);
+        model.set(data_in, word);
+        model.tick();
+        if do_read && !is_empty {
+            queue.pop_front();
+        }
+        underflowed |= do_read && is_empty;
+        overflowed |= do_write && is_full;
+        wrote_last = do_write && !is_full;
+        if wrote_last {
+            queue.push_back(word);
+        }
+    }
+    Ok(())
+}
+
+/// The UART link: skewed bytes, with gaps and back to back, arrive in order,
+/// without framing errors, each within the bound the proof states (9.5 bit
+/// periods + 3 clocks of being accepted); a corrupted line raises framing
+/// errors; 12 idle bit periods restore sync.
+fn uart_suite(mut model: Model, seed: u64) -> Result<(), SuiteFailure> {
+    const PERIOD: u64 = 4;
+    const LATENCY: u64 = 19 * PERIOD / 2 + 3;
+    let [reset, data, valid, ready, glitch, rx_data, rx_valid, rx_error] =
+        ["reset", "data", "valid", "ready", "glitch", "rx_data", "rx_valid", "rx_framing_error"]
+            .map(|n| port(&model, n));
+    let (reset, data, valid, ready, glitch) = (reset?, data?, valid?, ready?, glitch?);
+    let (rx_data, rx_valid, rx_error) = (rx_data?, rx_valid?, rx_error?);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    model.set(reset, 1);
+    model.set(valid, 0);
+    model.set(glitch, 0);
+    model.tick();
+    model.tick();
+    model.set(reset, 0);
+    // Two clean phases around a corrupted one.
+    let mut framing_errors_while_corrupt = 0;
+    for phase in 0..3 {
+        let corrupt = phase == 1;
+        let mut to_send: VecDeque<u8> =
+            (0..if corrupt { 120 } else { 60 }).map(|_| skewed_word(&mut rng, 8) as u8).collect();
+        let mut in_flight: VecDeque<(u8, u64)> = VecDeque::new();
+        let mut offering = false;
+        let mut gap = 0u32;
+        let mut quiet = 0u64;
+        let start = model.cycles();
+        while !to_send.is_empty() || !in_flight.is_empty() || quiet < 16 * PERIOD * 10 {
+            let cycle = model.cycles();
+            if cycle - start > 200_000 {
+                return Err(SuiteFailure::Differs { cycle, what: "the link stopped moving bytes".into() });
+            }
+            // Back to back, or after a gap of up to 200 clocks.
+            if !offering && !to_send.is_empty() {
+                if gap == 0 {
+                    offering = true;
+                    gap = if rng.gen_bool(0.6) { 0 } else { rng.gen_range(1..200) };
+                } else {
+                    gap -= 1;
+                }
+            }
+            model.set(valid, offering as u64);
+            model.set(data, *to_send.front().unwrap_or(&0) as u64);
+            model.set(glitch, (corrupt && rng.gen_bool(0.03)) as u64);
+            model.eval();
+            if model.get(rx_valid) == 1 || model.get(rx_error) == 1 {
+                let (got, error) = (model.get(rx_data) as u8, model.get(rx_error) == 1);
+                if corrupt {
+                    framing_errors_while_corrupt += error as usize;
+                } else {
+                    let differs = |what: String| Err(SuiteFailure::Differs { cycle, what });
+                    let Some((want, sent)) = in_flight.pop_front() else {
+                        return differs(format!("byte {got:#04x} received, none sent"));
+                    };
+                    if error || got != want {
+                        return differs(format!("received {got:#04x} (framing error {error}), sent {want:#04x}"));
+                    }
+                    // Counted from the clock that accepted the byte, which
+                    // the proof's latency counter does not count.
+                    if cycle - sent > LATENCY + 1 {
+                        return differs(format!("byte took {} clocks, bound {}", cycle - sent, LATENCY + 1));
+                    }
+                }
+            }
+            if offering && model.get(ready) == 1 {
+                in_flight.push_back((to_send.pop_front().expect("offered"), cycle));
+                offering = false;
+            }
+            model.tick();
+            if corrupt {
+                in_flight.clear();
+            }
+            quiet = if to_send.is_empty() && in_flight.is_empty() { quiet + 1 } else { 0 };
+        }
+        if !corrupt && !in_flight.is_empty() {
+            return Err(SuiteFailure::Differs { cycle: model.cycles(), what: "bytes sent never arrived".into() });
+        }
+    }
+    if framing_errors_while_corrupt == 0 {
+        return Err(SuiteFailure::Differs {
+            cycle: model.cycles(),
+            what: "a corrupted line never raised a framing error".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The index workloads of `sim/tests/index_random.rs`, shortened, against
+/// the golden model: duplicate-rich, same-fingerprint races, all new to
+/// past full, hot buckets, DEREF churn.
+fn index_workloads(mut model: Model, config: &Config, seed: u64, scale: usize) -> Result<(), SuiteFailure> {
+    use ditto_sim::index::workload;
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    for bloom in [true, false] {
+        let mut setup = IndexSetup::new(config);
+        setup.bloom = bloom;
+        setup.table = MemTiming { latency: r.gen_range(1..=6), ready: 0.8 };
+        setup.fingerprints = MemTiming { latency: r.gen_range(1..=6), ready: 0.8 };
+        let mut golden = IndexModel::new(config.index_bucket_bits, bloom);
+        let mut sim = IndexSim::attach(&mut model, config, setup)?;
+        let capacity = config.index_entries();
+        let bb = config.index_bucket_bits;
+        let phases = [
+            workload::duplicate_rich(&mut r, 12 * scale, capacity),
+            workload::same_fp_races(&mut r, 6 * scale),
+            workload::all_new(&mut r, capacity * 5 / 4),
+            workload::hot_buckets(&mut r, 6 * scale, bb),
+            workload::deref_churn(&mut r, 12 * scale, capacity),
+        ];
+        for commands in phases {
+            let traffic =
+                Traffic { cmd_valid: r.gen_range(0.5..=1.0), rsp_ready: r.gen_range(0.5..=1.0), seed: r.gen() };
+            sim.run_checked(&mut golden, &commands, traffic)?;
+        }
+    }
+    Ok(())
+}
+
+fn lock_table_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {
+    let config = Config { index_fsms: 2, index_bucket_bits: 2, index_table_on_chip: false, ..LARGE };
+    index_workloads(model, &config, seed, 20)
+}
+
+fn index_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {
+    index_workloads(model, &Config { index_fsms: 4, ..CU }, seed, 40)
+}
+
+/// Pages whose digests the sha1 crate knows: zeros, ones, one bit, a
+/// pattern, random pages and a repeat, hashed without and with stalls.
+fn hasher_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let mut pages: Vec<Page> = vec![[0u8; 4096], [0xFF; 4096]];
+    let mut one_bit = [0u8; 4096];
+    one_bit[r.gen_range(0..4096)] = 1 << r.gen_range(0..8);
+    pages.push(one_bit);
+    pages.push(std::array::from_fn(|i| (i % 251) as u8));
+    for _ in 0..3 {
+        pages.push(std::array::from_fn(|_| r.gen()));
+    }
+    pages.push(pages[4]);
+    let mut sim = HasherSim::attach(model, &CU)?;
+    for stalls in [Stalls::NONE, Stalls { word_valid: 0.7, digest_ready: 0.4, seed: r.gen() }] {
+        let run = sim.hash(&pages, stalls, None)?;
+        for (i, page) in pages.iter().enumerate() {
+            let want = sha1_of(page);
+            if run.digests.get(i) != Some(&want) {
+                return Err(SuiteFailure::Differs { cycle: run.cycles, what: format!("digest of page {i} differs") });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `sim/tests/core_random.rs`'s one-device GC-heavy run, shortened: mixed
+/// jobs with hot contents past the reference-count limit, every response,
+/// table and counter checked, then every LPA read back.
+fn ftl_suite(model: Model, config: &Config, seed: u64) -> Result<(), SuiteFailure> {
+    use ditto_hw::ftl::flash::Geometry;
+    use ditto_sim::ditto_core::workload;
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let setup = CoreSetup {
+        lpas: 96,
+        geometry: Geometry { devices: 1, blocks_per_device: 16, pages_per_block: 8, reserve_blocks: 1 },
+        array_wide: true,
+        bloom: true,
+        refcount_max: 3,
+        memory: MemTiming { latency: r.gen_range(1..=4), ready: 0.8 },
+    };
+    let mut sim = CoreSim::attach(model, config, setup)?;
+    let traffic = HostTraffic { cmd_valid: 0.8, page_valid: 0.9, rsp_ready: 0.8, mv_ready: 0.8, seed };
+    let mut golden = sim.golden();
+    let jobs = workload::mixed(&mut r, 700, setup.lpas, 150, 10);
+    sim.run_checked(&mut golden, &jobs, traffic)?;
+    let reads = workload::read_all(setup.lpas, jobs.len());
+    sim.run_checked(&mut golden, &reads, traffic)?;
+    Ok(())
+}
+
+fn ftl_cu_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {
+    ftl_suite(model, &CU, seed)
+}
+
+fn ftl_large_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {
+    ftl_suite(model, &LARGE, seed)
+}
