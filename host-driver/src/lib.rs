@@ -15,6 +15,7 @@ pub mod limits;
 pub mod link;
 pub mod mutants;
 pub mod nbd;
+mod parallel;
 pub mod plots;
 pub mod prove;
 pub mod replay;

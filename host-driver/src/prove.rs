@@ -2,12 +2,12 @@
 //! by k-induction on the emitted Verilog, with its covers and, on request,
 //! its planted bugs (each must give a counterexample).
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use ditto_hw::formal::{proofs, PlantedBug, ProofSpec};
 use ditto_synth::formal::{prove, refute, Proof, ProofReport, Verdict};
 use serde::Serialize;
 
+use crate::parallel::run_in_parallel;
 use crate::HostError;
 
 /// One proof's outcome, and its planted bugs' when they were run.
@@ -69,28 +69,15 @@ pub fn run(request: &ProveRequest, done: impl Fn(&ProofOutcome) + Sync) -> Resul
     }
     let chosen: Vec<ProofSpec> =
         all.into_iter().filter(|p| request.only.is_empty() || request.only.iter().any(|n| n == p.name)).collect();
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<Result<ProofOutcome, HostError>>>> =
-        Mutex::new((0..chosen.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..request.jobs.clamp(1, chosen.len().max(1)) {
-            scope.spawn(|| loop {
-                let index = {
-                    let mut next = next.lock().expect("no worker panics holding it");
-                    let index = *next;
-                    *next += 1;
-                    index
-                };
-                let Some(spec) = chosen.get(index) else { break };
-                let outcome = run_one(spec, request.planted, &request.waveform_dir);
-                if let Ok(outcome) = &outcome {
-                    done(outcome);
-                }
-                results.lock().expect("no worker panics holding it")[index] = Some(outcome);
-            });
+    run_in_parallel(&chosen, request.jobs, |spec| {
+        let outcome = run_one(spec, request.planted, &request.waveform_dir);
+        if let Ok(outcome) = &outcome {
+            done(outcome);
         }
-    });
-    results.into_inner().expect("workers done").into_iter().map(|r| r.expect("every proof ran")).collect()
+        outcome
+    })
+    .into_iter()
+    .collect()
 }
 
 fn run_one(spec: &ProofSpec, planted: bool, waveform_dir: &Path) -> Result<ProofOutcome, HostError> {

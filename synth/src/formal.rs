@@ -23,7 +23,8 @@
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::process::Output;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -377,12 +378,7 @@ fn run_sat(
     let log_name = format!("{run}.log");
     let log = run_yosys(dir, &log_name, &script)?;
     let log_path = dir.join(&log_name);
-    let last_length = log
-        .lines()
-        .rev()
-        .filter_map(|l| l.trim().strip_prefix("** Trying induction with length "))
-        .find_map(|rest| rest.trim_end_matches('*').trim().parse::<u32>().ok())
-        .unwrap_or(1);
+    let last_length = last_induction_length(&log).unwrap_or(1);
     if log.contains("Induction step proven: SUCCESS!") {
         return Ok(SatOutcome::Proven { length: last_length });
     }
@@ -425,11 +421,43 @@ fn failing_at(log: &str, step: u32, shown: &[String]) -> Vec<String> {
     failing
 }
 
+/// The length `sat -tempinduct` last tried (its base case and induction
+/// step at that many steps), from its log.
+pub(crate) fn last_induction_length(log: &str) -> Option<u32> {
+    log.lines()
+        .rev()
+        .filter_map(|l| l.trim().strip_prefix("** Trying induction with length "))
+        .find_map(|rest| rest.trim_end_matches('*').trim().parse::<u32>().ok())
+}
+
+/// Runs a Yosys script in `dir`, logging to `log_name`; the log's text.
 pub(crate) fn run_yosys(dir: &Path, log_name: &str, script: &str) -> Result<String, SynthError> {
+    let output = YOSYS.run(yosys_args(log_name, script), Some(dir))?;
+    finished_log(dir, log_name, &output)
+}
+
+/// [`run_yosys`], stopped after `limit`: `None` then (the log so far is
+/// still in `dir`).
+pub(crate) fn run_yosys_for(
+    dir: &Path,
+    log_name: &str,
+    script: &str,
+    limit: Duration,
+) -> Result<Option<String>, SynthError> {
+    match YOSYS.run_for(yosys_args(log_name, script), Some(dir), limit)? {
+        Some(output) => finished_log(dir, log_name, &output).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn yosys_args<'a>(log_name: &'a str, script: &'a str) -> [&'a str; 5] {
+    ["-q", "-l", log_name, "-p", script]
+}
+
+fn finished_log(dir: &Path, log_name: &str, output: &Output) -> Result<String, SynthError> {
     let log_path = dir.join(log_name);
-    let output = YOSYS.run(["-q", "-l", log_name, "-p", script], Some(dir))?;
     if !output.status.success() {
-        return Err(YOSYS.failed(&output, &log_path));
+        return Err(YOSYS.failed(output, &log_path));
     }
     read(&log_path)
 }

@@ -10,12 +10,12 @@
 //! [`list`], mean the same cell in [`with_selector`], [`with_one`] and
 //! [`equivalence`].
 use std::fmt;
-use std::path::Path;
+use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::error::SynthError;
-use crate::formal::{read, run_yosys, write};
+use crate::formal::{last_induction_length, read, run_yosys, run_yosys_for, write};
 use crate::tools::YOSYS;
 
 /// How every step reads the design (the cell names depend on it).
@@ -150,7 +150,9 @@ pub fn list(design: &str, count: u32, seed: u64, selection: &str) -> Result<Vec<
     run_yosys(
         dir,
         "list.log",
-        &format!("{READ_DESIGN}; mutate -list {count} -seed {seed} -o list.txt top/{selection}"),
+        // A memory's initial contents must stay constant, so its
+        // `$meminit` cells are never mutated.
+        &format!("{READ_DESIGN}; mutate -list {count} -seed {seed} -o list.txt top/{selection} top/t:$meminit* %d"),
     )?;
     let text = read(&dir.join("list.txt"))?;
     let mut mutations = Vec::new();
@@ -224,25 +226,6 @@ impl fmt::Display for Equivalence {
     }
 }
 
-/// Runs a Yosys script under coreutils' `timeout`: `None` when it was
-/// stopped (the log so far is still there).
-fn run_yosys_for(dir: &Path, log_name: &str, script: &str, seconds: u32) -> Result<Option<String>, SynthError> {
-    let status = std::process::Command::new("timeout")
-        .arg(seconds.to_string())
-        .args([YOSYS.name, "-q", "-l", log_name, "-p", script])
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map_err(|err| SynthError::io("could not run `timeout yosys`", err))?;
-    let log = read(&dir.join(log_name))?;
-    match status.code() {
-        Some(0) => Ok(Some(log)),
-        Some(124) => Ok(None),
-        _ => Err(SynthError::Parse { path: dir.join(log_name), detail: format!("yosys failed ({status})") }),
-    }
-}
-
 /// Reads the design and its mutant side by side (`gold`, `gate`).
 fn pair_script() -> String {
     format!("{READ_DESIGN}; copy top gold; script mutate.ys; rename top gate; memory -nomap; memory_map; opt_clean")
@@ -266,7 +249,7 @@ pub fn proven_equivalent(design: &str, mutation: &Mutation, seconds: u32) -> Res
         "{}; equiv_make gold gate equiv; hierarchy -top equiv; equiv_simple -seq 4; equiv_induct -seq 4; equiv_status",
         pair_script()
     );
-    Ok(run_yosys_for(work.path(), "equiv.log", &script, seconds)?
+    Ok(run_yosys_for(work.path(), "equiv.log", &script, Duration::from_secs(seconds.into()))?
         .is_some_and(|log| log.contains("Equivalence successfully proven!")))
 }
 
@@ -286,14 +269,9 @@ pub fn output_difference(
          sat -tempinduct -tempinduct-baseonly -prove trigger 0 -set-init-zero -seq 1 -maxsteps {depth} miter",
         pair_script()
     );
-    let outcome = run_yosys_for(work.path(), "miter.log", &script, seconds)?;
+    let outcome = run_yosys_for(work.path(), "miter.log", &script, Duration::from_secs(seconds.into()))?;
     let log = read(&work.path().join("miter.log"))?;
-    let steps_tried = log
-        .lines()
-        .rev()
-        .filter_map(|l| l.trim().strip_prefix("** Trying induction with length "))
-        .find_map(|rest| rest.trim_end_matches('*').trim().parse::<u32>().ok())
-        .unwrap_or(1);
+    let steps_tried = last_induction_length(&log).unwrap_or(1);
     if log.contains("model found for base case: FAIL!") {
         return Ok(Equivalence::Differs { step: steps_tried });
     }

@@ -4,7 +4,9 @@ use std::ffi::OsStr;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
 
 use crate::error::SynthError;
 
@@ -20,6 +22,9 @@ pub(crate) const YOSYS: Tool = Tool { name: "yosys", package: "yosys" };
 pub(crate) const NEXTPNR: Tool = Tool { name: "nextpnr-ice40", package: "nextpnr-ice40" };
 
 pub(crate) const ICEPACK: Tool = Tool { name: "icepack", package: "fpga-icestorm" };
+
+/// How often [`Tool::run_for`] looks whether the tool has finished.
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
 
 /// Most lines of a log quoted in an error message.
 const EXCERPT_LINES: usize = 30;
@@ -40,9 +45,7 @@ impl Tool {
         }
     }
 
-    /// Runs the tool with `args` in `cwd` (or the current directory),
-    /// capturing its output. Only a failure to start is an error here.
-    pub fn run<I, S>(self, args: I, cwd: Option<&Path>) -> Result<Output, SynthError>
+    fn command<I, S>(self, args: I, cwd: Option<&Path>) -> Command
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -52,10 +55,61 @@ impl Tool {
         if let Some(dir) = cwd {
             command.current_dir(dir);
         }
-        command.output().map_err(|err| match err.kind() {
+        command
+    }
+
+    fn start_failed(self, err: io::Error) -> SynthError {
+        match err.kind() {
             io::ErrorKind::NotFound => self.missing(),
             _ => SynthError::io(format!("could not start `{}`", self.name), err),
-        })
+        }
+    }
+
+    /// Runs the tool with `args` in `cwd` (or the current directory),
+    /// capturing its output. Only a failure to start is an error here.
+    pub fn run<I, S>(self, args: I, cwd: Option<&Path>) -> Result<Output, SynthError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.command(args, cwd).output().map_err(|err| self.start_failed(err))
+    }
+
+    /// [`Tool::run`], killed once it has run for `limit`: `None` then.
+    /// (Only the tool's own process is killed; the tools run this way,
+    /// Yosys's `sat` and `equiv_*` passes, start no others.)
+    pub fn run_for<I, S>(self, args: I, cwd: Option<&Path>, limit: Duration) -> Result<Option<Output>, SynthError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut child = self
+            .command(args, cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| self.start_failed(err))?;
+        // Drained as it runs, so a chatty tool never blocks on a full pipe.
+        let stdout = drain(child.stdout.take());
+        let stderr = drain(child.stderr.take());
+        let deadline = Instant::now() + limit;
+        let waited = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Ok(Some(status)),
+                Ok(None) if Instant::now() >= deadline => {
+                    // It may have exited in between: either way it is reaped.
+                    let _ = child.kill();
+                    break child.wait().map(|_| None);
+                }
+                Ok(None) => thread::sleep(POLL_INTERVAL),
+                Err(err) => break Err(err),
+            }
+        };
+        let status = waited.map_err(|err| SynthError::io(format!("could not wait for `{}`", self.name), err))?;
+        let stdout = stdout.join().unwrap_or_default();
+        let stderr = stderr.join().unwrap_or_default();
+        Ok(status.map(|status| Output { status, stdout, stderr }))
     }
 
     /// The first line the tool prints for `--version`.
@@ -101,6 +155,18 @@ impl Tool {
             excerpt: lines.join("\n"),
         }
     }
+}
+
+/// Reads a child's pipe to its end on a thread of its own.
+fn drain<R: io::Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            // A read error ends the output early; the status still tells.
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -168,5 +234,17 @@ mod tests {
         assert!(err.to_string().contains("apt-get install some-package"), "{err}");
         let err = tool.run(["--version"], None).unwrap_err();
         assert!(matches!(err, SynthError::ToolMissing { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_run_past_its_limit_is_stopped() {
+        let sleep = Tool { name: "sleep", package: "coreutils" };
+        let started = Instant::now();
+        assert!(sleep.run_for(["30"], None, Duration::from_millis(200)).unwrap().is_none());
+        assert!(started.elapsed() < Duration::from_secs(10), "not stopped: {:?}", started.elapsed());
+        let echo = Tool { name: "echo", package: "coreutils" };
+        let output = echo.run_for(["done"], None, Duration::from_secs(30)).unwrap().expect("it finishes in time");
+        assert!(output.status.success());
+        assert_eq!(output.stdout, b"done\n");
     }
 }
