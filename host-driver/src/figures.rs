@@ -300,8 +300,8 @@ pub fn render_mutants(reports: &[crate::mutants::TargetReport], command: &str) -
         .iter()
         .flat_map(|r| {
             r.outcomes.iter().filter_map(move |o| match &o.fate {
-                Fate::Survived { equivalence } if !o.equivalent() => {
-                    Some(format!("- `{}` {}: {equivalence}", r.name, o.description))
+                Fate::Survived { equivalence, decided_by } if !o.equivalent() => {
+                    Some(format!("- `{}` {}: {equivalence}, {decided_by}", r.name, o.description))
                 }
                 _ => None,
             })

@@ -827,7 +827,9 @@ fn main() -> Result<()> {
                         let fate = match &outcome.fate {
                             mutants::Fate::KilledBySuite { .. } => "killed by the suite".to_owned(),
                             mutants::Fate::KilledByProof { proof, .. } => format!("killed by proof {proof}"),
-                            mutants::Fate::Survived { equivalence } => format!("SURVIVED: {equivalence}"),
+                            mutants::Fate::Survived { equivalence, decided_by } => {
+                                format!("SURVIVED: {equivalence}, {decided_by}")
+                            }
                         };
                         eprintln!("{target}: {}: {fate}", outcome.description);
                     }

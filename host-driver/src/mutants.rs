@@ -14,7 +14,6 @@
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use ditto_hw::config::{self, Config, CU, LARGE};
@@ -31,6 +30,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
+use crate::parallel::run_in_parallel;
 use crate::HostError;
 
 /// Why a suite failed: what it saw differ from the golden model.
@@ -193,7 +193,30 @@ pub enum Fate {
     Survived {
         #[serde(flatten)]
         equivalence: Equivalence,
+        decided_by: Decider,
     },
+}
+
+/// What judged a survivor's equivalence with the design.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decider {
+    /// Yosys's `equiv_*` passes proved it equivalent.
+    EquivalenceProof,
+    /// A random co-run with the design: its outputs differed.
+    CoRun,
+    /// The bounded miter, after the co-run found no difference.
+    Miter,
+}
+
+impl std::fmt::Display for Decider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Decider::EquivalenceProof => "by the equivalence proof",
+            Decider::CoRun => "in a random co-run with the design",
+            Decider::Miter => "by the miter, after a random co-run found no difference",
+        })
+    }
 }
 
 /// One mutant and its fate.
@@ -211,7 +234,7 @@ impl MutantOutcome {
         !matches!(self.fate, Fate::Survived { .. })
     }
     pub fn equivalent(&self) -> bool {
-        matches!(self.fate, Fate::Survived { equivalence: Equivalence::Proven })
+        matches!(self.fate, Fate::Survived { equivalence: Equivalence::Proven, .. })
     }
 }
 
@@ -325,33 +348,15 @@ pub fn run_target(
     // silent one stands in while the mutants run.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<Result<MutantOutcome, HostError>>>> =
-        Mutex::new((0..mutations.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..request.jobs.clamp(1, mutations.len()) {
-            scope.spawn(|| loop {
-                let index = {
-                    let mut next = next.lock().expect("no worker panics holding it");
-                    *next += 1;
-                    *next - 1
-                };
-                let Some(mutation) = mutations.get(index) else { break };
-                let outcome = judge(target, built, &design, mutation, request);
-                if let Ok(outcome) = &outcome {
-                    event(Event::Mutant { target: target.name, outcome });
-                }
-                results.lock().expect("no worker panics holding it")[index] = Some(outcome);
-            });
+    let outcomes = run_in_parallel(&mutations, request.jobs, |mutation| {
+        let outcome = judge(target, built, &design, mutation, request);
+        if let Ok(outcome) = &outcome {
+            event(Event::Mutant { target: target.name, outcome });
         }
+        outcome
     });
     std::panic::set_hook(hook);
-    let outcomes = results
-        .into_inner()
-        .expect("workers done")
-        .into_iter()
-        .map(|r| r.expect("every mutant ran"))
-        .collect::<Result<Vec<_>, _>>()?;
+    let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
     Ok(TargetReport::new(target, request.seed, outcomes, build_seconds, running.elapsed().as_secs_f64()))
 }
 
@@ -385,7 +390,7 @@ fn judge(
     let (depth, seconds) = (request.equivalence_depth, request.equivalence_seconds);
     // A mutant proven equivalent needs no proof run: nothing can kill it.
     if mutate::proven_equivalent(design, mutation, seconds)? {
-        return Ok(outcome(Fate::Survived { equivalence: Equivalence::Proven }));
+        return Ok(outcome(Fate::Survived { equivalence: Equivalence::Proven, decided_by: Decider::EquivalenceProof }));
     }
     if !target.proofs.is_empty() {
         let mutant = mutate::with_one(design, mutation)?;
@@ -406,7 +411,74 @@ fn judge(
             }
         }
     }
-    Ok(outcome(Fate::Survived { equivalence: mutate::output_difference(design, mutation, depth, seconds)? }))
+    if let Some(cycle) = random_co_run(built, mutation.id, request.seed, CO_RUN_CYCLES)? {
+        return Ok(outcome(Fate::Survived {
+            equivalence: Equivalence::Differs { step: cycle as u32 },
+            decided_by: Decider::CoRun,
+        }));
+    }
+    let equivalence = mutate::output_difference(design, mutation, depth, seconds)?;
+    Ok(outcome(Fate::Survived { equivalence, decided_by: Decider::Miter }))
+}
+
+/// Cycles of a survivor's random co-run with the design.
+const CO_RUN_CYCLES: u64 = 20_000;
+/// Sets the co-runs' random streams apart from the suites'.
+const CO_RUN_STREAM: u64 = 0x636f_7275_6e00_0000;
+
+/// Runs the design (selector 0) and mutant `id` side by side on the same
+/// random inputs (reset held for the first cycles and now and then after;
+/// each other input idle at zero half the time, else random bits, changed
+/// on a quarter of the cycles) and compares every output after every
+/// clock: the first cycle they differ at, if any. A difference shows the
+/// mutant is not equivalent, so some test could kill it; none shows nothing.
+fn random_co_run(built: BuiltModel, id: u32, seed: u64, cycles: u64) -> Result<Option<u64>, SimError> {
+    let mut design = built.instance();
+    let mut mutant = built.instance();
+    let selector = design.input(SELECTOR)?;
+    design.set(selector, 0);
+    mutant.set(selector, id as u64);
+    let ports: Vec<(ditto_sim::PortId, bool, u32, bool)> = design
+        .ports()
+        .iter()
+        .filter(|p| p.name != "clock" && p.name != SELECTOR)
+        .map(|p| -> Result<_, SimError> {
+            let id = design.port(p.name)?;
+            Ok((id, p.input, design.width(id), p.name.ends_with("reset")))
+        })
+        .collect::<Result<_, _>>()?;
+    // Its own stream per mutant, apart from the suites' streams.
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (u64::from(id) << 32) ^ CO_RUN_STREAM);
+    let mut words = [0u32; 32];
+    for cycle in 0..cycles {
+        for &(port, _, width, reset) in ports.iter().filter(|p| p.1) {
+            let value_words = width.div_ceil(32) as usize;
+            if reset {
+                let on = u32::from(cycle < 3 || rng.gen_ratio(1, 2_000));
+                words[..value_words].fill(0);
+                words[0] = on;
+            } else if cycle == 0 || rng.gen_ratio(1, 4) {
+                let idle = rng.gen_bool(0.5);
+                for (i, w) in words[..value_words].iter_mut().enumerate() {
+                    let bits = (width - 32 * i as u32).min(32);
+                    let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+                    *w = if idle { 0 } else { rng.gen::<u32>() & mask };
+                }
+            } else {
+                continue;
+            }
+            design.set_words(port, &words[..value_words]);
+            mutant.set_words(port, &words[..value_words]);
+        }
+        design.tick();
+        mutant.tick();
+        for &(port, ..) in ports.iter().filter(|p| !p.1) {
+            if design.get_words(port).to_vec() != mutant.get_words(port) {
+                return Ok(Some(cycle));
+            }
+        }
+    }
+    Ok(None)
 }
 
 fn first_line(text: &str) -> String {
@@ -439,8 +511,8 @@ pub fn lines(report: &TargetReport) -> Vec<String> {
         ),
     ];
     for o in report.outcomes.iter().filter(|o| !o.killed()) {
-        if let Fate::Survived { equivalence } = &o.fate {
-            lines.push(format!("  survived {}: {equivalence}", o.description));
+        if let Fate::Survived { equivalence, decided_by } = &o.fate {
+            lines.push(format!("  survived {}: {equivalence}, {decided_by}", o.description));
         }
     }
     lines

@@ -119,6 +119,10 @@ pub enum CoreError {
         "the core made no progress for {idle} cycles at cycle {cycle} ({sent} commands in, {received} responses out)"
     )]
     Hang { cycle: u64, idle: u64, sent: usize, received: usize },
+    #[error(
+        "the core kept busy for {busy} cycles without answering, at cycle {cycle} ({sent} commands in, {received} responses out): a livelock"
+    )]
+    Livelock { cycle: u64, busy: u64, sent: usize, received: usize },
     #[error("response {index} has the unknown status code {code}")]
     BadStatus { index: usize, code: u8 },
     #[error("command {index} {cmd:?}: hardware answered {got:?}, the golden model {want:?}; before it:\n{context}")]
@@ -142,6 +146,12 @@ pub enum CoreError {
 }
 
 const HANG_CYCLES: u64 = 200_000;
+/// Cycles a command may stay unanswered while the core stays busy (moves,
+/// memory traffic): past this, a livelock. Five hang bounds: a relocation
+/// burst of a whole block takes a few thousand.
+const LIVELOCK_CYCLES: u64 = 5 * HANG_CYCLES;
+/// Cycles the cleaner may take to drain its backlog after a run.
+const DRAIN_CYCLES: u64 = 64 * HANG_CYCLES;
 
 /// The core's counter ports, in [`Stat`] order.
 const STAT_PORTS: [&str; STATS] = [
@@ -524,7 +534,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
         let pages: Vec<usize> = (0..jobs.len()).filter(|&j| jobs[j].page.is_some()).collect();
         let (mut next_page, mut word) = (0usize, 0usize);
         let start = self.model.borrow_mut().cycles();
-        let (mut sent, mut last_progress) = (0usize, start);
+        let (mut sent, mut last_progress, mut last_answer) = (0usize, start, start);
         let mut loaded = None;
         let mut run = CoreRun { page_done_at: vec![None; jobs.len()], ..Default::default() };
         let mut moves = Vec::new();
@@ -603,6 +613,18 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             if now - last_progress > HANG_CYCLES {
                 return Err(CoreError::Hang { cycle: now, idle: HANG_CYCLES, sent, received: run.responses.len() });
             }
+            // Owing nothing, the core may idle; owing a response, it may
+            // be busy only so long.
+            if run.responses.len() >= sent {
+                last_answer = now;
+            } else if now - last_answer > LIVELOCK_CYCLES {
+                return Err(CoreError::Livelock {
+                    cycle: now,
+                    busy: LIVELOCK_CYCLES,
+                    sent,
+                    received: run.responses.len(),
+                });
+            }
         }
         run.cycles = self.model.borrow_mut().cycles() - start;
         // Let the cleaner work in the idle gap that follows, as a host that
@@ -626,6 +648,14 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 if !self.drain_cleaner || backlog == 0 {
                     break;
                 }
+            }
+            if cycle > DRAIN_CYCLES {
+                return Err(CoreError::Livelock {
+                    cycle: self.model.borrow_mut().cycles(),
+                    busy: DRAIN_CYCLES,
+                    sent,
+                    received: jobs.len(),
+                });
             }
             if quiet > HANG_CYCLES {
                 return Err(CoreError::Hang {
