@@ -9,6 +9,7 @@ pub mod driver;
 mod error;
 pub mod figures;
 pub mod fio_bench;
+pub mod fuzz;
 pub mod hash;
 pub mod ingest;
 pub mod limits;

@@ -183,7 +183,7 @@ pub fn serve<T: Transport>(
 
 /// One client's session over `s` (a socket; any byte stream in the tests):
 /// the handshake, then each request handed to `run` and its reply sent.
-fn session(
+pub(crate) fn session(
     s: &mut (impl Read + Write),
     size: u64,
     mut run: impl FnMut(Request) -> Result<Reply, NbdError>,
