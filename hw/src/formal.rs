@@ -60,6 +60,7 @@ impl PlantedBug {
 const FIFO_PROPERTIES: &str = include_str!("../formal/fifo.v");
 const LOCK_PROPERTIES: &str = include_str!("../formal/lock_table.v");
 const UART_PROPERTIES: &str = include_str!("../formal/uart_link.v");
+const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 
 /// The lane FIFOs' generic code (rust-hdl's `SynchronousFIFO`, as the hasher
 /// instantiates it with 32-bit words) at two small depths: the proof is of
@@ -77,6 +78,13 @@ fn lane_fifo_8() -> String {
 /// latency, any data), so the lock properties hold whatever memory does.
 fn index_2_fsms() -> String {
     top_verilog(crate::index::fp_index::FpIndex::<2>::new(2))
+}
+
+/// One lookup FSM on its own, every port left to the environment: the
+/// Bloom filter's promises hold whatever the lock table, the arbiters and
+/// memory do.
+fn lookup_fsm() -> String {
+    top_verilog(crate::index::fsm::LookupFsm::default())
 }
 
 /// The bit period of the UART proof: the shortest the UART accepts, so
@@ -215,6 +223,44 @@ const UART_BUGS: &[PlantedBug] = &[
     },
 ];
 
+const BLOOM_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "skip-when-covered",
+        what: "the walk is skipped when the filter has every bit of the key, not when it lacks one",
+        find: "else if (bloom_enable & ~bloom_covers$q) begin",
+        replace: "else if (bloom_enable & bloom_covers$q) begin",
+        breaks: &["walks_on_maybe"],
+    },
+    PlantedBug {
+        name: "rebuild-keeps-last-way",
+        what: "the rebuilt filter holds only the bits of the last way read",
+        find: "rebuilt$d = rebuilt$q | rsp_bits;",
+        replace: "rebuilt$d = rsp_bits;",
+        breaks: &["miss_filter", "rebuilt_registered", "miss_word"],
+    },
+    PlantedBug {
+        name: "rebuild-not-cleared",
+        what: "a rebuild starts from the previous command's bits",
+        find: "rebuilt$d = 32'h0;",
+        replace: "rebuilt$d = rebuilt$q;",
+        breaks: &["miss_filter", "rebuilt_registered", "miss_word"],
+    },
+    PlantedBug {
+        name: "key-not-added",
+        what: "an insert leaves its key's bits out of the filter",
+        find: "miss_bloom = miss_base | key_bits_r$q;",
+        replace: "miss_bloom = miss_base;",
+        breaks: &["miss_filter", "miss_word"],
+    },
+    PlantedBug {
+        name: "removal-drops-filter",
+        what: "a removal writes the walk's rebuild instead of the filter it read",
+        find: "| ((bloom$q) & 40'hffffffffff);",
+        replace: "| ((rebuilt$q) & 40'hffffffffff);",
+        breaks: &["removal_keeps", "removal_word"],
+    },
+];
+
 /// Every proof, in the order `ditto prove` runs them.
 pub fn proofs() -> Vec<ProofSpec> {
     vec![
@@ -244,6 +290,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             params: &[("F_PERIOD", UART_PERIOD as u64)],
             max_depth: 60,
             planted: UART_BUGS,
+        },
+        ProofSpec {
+            name: "bloom",
+            module: "LookupFsm alone: the Bloom filter's check, rebuild and write-back",
+            design: lookup_fsm,
+            properties: BLOOM_PROPERTIES,
+            params: &[],
+            max_depth: 16,
+            planted: BLOOM_BUGS,
         },
         ProofSpec {
             name: "fifo-8",
