@@ -146,10 +146,10 @@ pub enum CoreError {
 }
 
 const HANG_CYCLES: u64 = 200_000;
-/// Cycles a command may stay unanswered while the core stays busy (moves,
-/// memory traffic): past this, a livelock. As long as the cleaner's drain:
-/// `bench core --config all` keeps a command busy for over 5 hang bounds
-/// (1,000,000 cycles) on a legitimate workload.
+/// Cycles the core may stay busy (moves, memory traffic) without a
+/// response while it owes one: past this, a livelock. As long as the
+/// cleaner's drain: the first command after reset waits for the tables to
+/// be initialised, over 1,000,000 cycles for 50,000 LPAs.
 const LIVELOCK_CYCLES: u64 = 64 * HANG_CYCLES;
 /// Cycles the cleaner may take to drain its backlog after a run.
 const DRAIN_CYCLES: u64 = 64 * HANG_CYCLES;
@@ -604,6 +604,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 run.cleaner_steps.push(std::mem::take(&mut steps));
                 run.answered_at.push(now - start);
                 last_progress = now;
+                last_answer = now;
             }
             let accepted = self.mem.accepted;
             self.take_memory_requests()?;
@@ -615,7 +616,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 return Err(CoreError::Hang { cycle: now, idle: HANG_CYCLES, sent, received: run.responses.len() });
             }
             // Owing nothing, the core may idle; owing a response, it may
-            // be busy only so long.
+            // be busy only so long after its last one.
             if run.responses.len() >= sent {
                 last_answer = now;
             } else if now - last_answer > LIVELOCK_CYCLES {
