@@ -61,6 +61,7 @@ const FIFO_PROPERTIES: &str = include_str!("../formal/fifo.v");
 const LOCK_PROPERTIES: &str = include_str!("../formal/lock_table.v");
 const UART_PROPERTIES: &str = include_str!("../formal/uart_link.v");
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
+const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
 
 /// The lane FIFOs' generic code (rust-hdl's `SynchronousFIFO`, as the hasher
 /// instantiates it with 32-bit words) at two small depths: the proof is of
@@ -85,6 +86,12 @@ fn index_2_fsms() -> String {
 /// memory do.
 fn lookup_fsm() -> String {
     top_verilog(crate::index::fsm::LookupFsm::default())
+}
+
+/// The sequenced FTL controller (the `large` core's) on its own: commands,
+/// the index and the FTL memory are left to the environment.
+fn ftl_controller() -> String {
+    top_verilog(crate::ftl::controller::FtlController::default())
 }
 
 /// The bit period of the UART proof: the shortest the UART accepts, so
@@ -261,6 +268,37 @@ const BLOOM_BUGS: &[PlantedBug] = &[
     },
 ];
 
+const FTL_REFCOUNT_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "count-past-limit",
+        what: "a hit is saturated only at exactly the limit: a count read above it counts on, and wraps",
+        find: "else if (rd_rc >= cfg_refcount_max) begin",
+        replace: "else if (rd_rc == cfg_refcount_max) begin",
+        breaks: &["increment", "hit_record"],
+    },
+    PlantedBug {
+        name: "free-with-references",
+        what: "a release frees a pid that still has another reference",
+        find: "if (rd_rc > 32'h1) begin",
+        replace: "if (rd_rc > 32'h2) begin",
+        breaks: &["free_at_last", "release_record"],
+    },
+    PlantedBug {
+        name: "release-keeps-count",
+        what: "a release with references left writes the count back unchanged",
+        find: "(((rel_rec$q[(32'h34)+:(12)] - 32'h1) & 64'hffffffffffffffff) << 32'h34)",
+        replace: "(((rel_rec$q[(32'h34)+:(12)]) & 64'hffffffffffffffff) << 32'h34)",
+        breaks: &["decrement"],
+    },
+    PlantedBug {
+        name: "push-wrong-pid",
+        what: "the free list gets the last allocated pid instead of the one freed",
+        find: "mem_req_wdata = ((rel_pid$q) & 64'hffffffffffffffff);",
+        replace: "mem_req_wdata = ((pid$q) & 64'hffffffffffffffff);",
+        breaks: &["push_freed"],
+    },
+];
+
 /// Every proof, in the order `ditto prove` runs them.
 pub fn proofs() -> Vec<ProofSpec> {
     vec![
@@ -301,6 +339,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             planted: BLOOM_BUGS,
         },
         ProofSpec {
+            name: "ftl-refcount",
+            module: "FtlController alone: the reference counts of the PAGE records",
+            design: ftl_controller,
+            properties: FTL_REFCOUNT_PROPERTIES,
+            params: crate::ftl::controller::FORMAL_STATES,
+            max_depth: 28,
+            planted: FTL_REFCOUNT_BUGS,
+        },
+        ProofSpec {
             name: "fifo-8",
             module: "SynchronousFIFO<Bits<32>, 3, 4, 1>: an 8-word lane FIFO",
             design: lane_fifo_8,
@@ -310,4 +357,31 @@ pub fn proofs() -> Vec<ProofSpec> {
             planted: FIFO_BUGS,
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The state numbers the FTL proof is given are the emitted Verilog's.
+    #[test]
+    fn ftl_formal_states_match_the_emitted_numbering() {
+        let design = ftl_controller();
+        for (name, value) in crate::ftl::controller::FORMAL_STATES {
+            let state = name.strip_prefix("S_").expect("S_ prefix");
+            let line = format!("localparam State${state} = {value};");
+            assert!(design.contains(&line), "{line:?} is not in the emitted Verilog");
+        }
+    }
+
+    /// Every planted bug's text is in its design (else it plants nothing).
+    #[test]
+    fn every_planted_bug_is_in_its_design() {
+        for proof in proofs() {
+            let design = (proof.design)();
+            for bug in proof.planted {
+                bug.plant(&design).unwrap();
+            }
+        }
+    }
 }

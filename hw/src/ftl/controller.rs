@@ -119,6 +119,37 @@ enum State {
     CDone,
 }
 
+/// The states `hw/formal/ftl_refcount.v` names (`S_<State>`), numbered as
+/// the emitted Verilog numbers them (declaration order; a unit test checks).
+pub const FORMAL_STATES: &[(&str, u64)] = &[
+    ("S_InitL2p", State::InitL2p as u64),
+    ("S_ResetPulse", State::ResetPulse as u64),
+    ("S_WWriteHit", State::WWriteHit as u64),
+    ("S_WUnlinkSaturated", State::WUnlinkSaturated as u64),
+    ("S_WWritePage", State::WWritePage as u64),
+    ("S_GMoved", State::GMoved as u64),
+    ("S_PStart", State::PStart as u64),
+    ("S_POpen", State::POpen as u64),
+    ("S_PReadBlk", State::PReadBlk as u64),
+    ("S_PWriteBlk", State::PWriteBlk as u64),
+    ("S_PWriteRev", State::PWriteRev as u64),
+    ("S_RReadPage", State::RReadPage as u64),
+    ("S_RDec", State::RDec as u64),
+    ("S_RFree", State::RFree as u64),
+    ("S_RReadBlk", State::RReadBlk as u64),
+    ("S_RWriteBlk", State::RWriteBlk as u64),
+    ("S_RReadDevv", State::RReadDevv as u64),
+    ("S_RWriteDevv", State::RWriteDevv as u64),
+    ("S_RPushPid", State::RPushPid as u64),
+    ("S_RReadEntry", State::RReadEntry as u64),
+    ("S_RWriteEntry", State::RWriteEntry as u64),
+    ("S_RPushStale", State::RPushStale as u64),
+    ("S_WMapDup", State::WMapDup as u64),
+    ("S_APid", State::APid as u64),
+    ("S_TUnmap", State::TUnmap as u64),
+    ("S_FReadDevv", State::FReadDevv as u64),
+];
+
 #[derive(LogicBlock)]
 pub struct FtlController {
     pub clock: Signal<In, Clock>,
@@ -783,10 +814,13 @@ impl Logic for FtlController {
                         self.flags.d.next = 2.into();
                         self.counters[5].d.next = self.counters[5].q.val() + 1;
                         self.state.d.next = State::WUnique;
-                    } else if self.rd_rc.val() == self.cfg_refcount_max.val() {
+                    } else if self.rd_rc.val() >= self.cfg_refcount_max.val() {
                         // Saturated: the new copy becomes the entry's target
                         // (re-pointed as a stale hit is); the old copy keeps
-                        // its references until they are released.
+                        // its references until they are released. (At or
+                        // above the limit: a count read above it, from a
+                        // memory that was not told so, must not count on
+                        // and wrap to 0; `hw/formal/ftl_refcount.v`.)
                         self.stale.d.next = true;
                         self.has_entry.d.next = true;
                         self.flags.d.next = 4.into();

@@ -280,7 +280,7 @@ impl CoreModel {
                         self.counters[Stat::StaleHits as usize] += 1;
                         entry = Some(r.entry);
                         reused = true;
-                    } else if self.pages[e.pid as usize].refcount == self.config.refcount_max {
+                    } else if self.pages[e.pid as usize].refcount >= self.config.refcount_max {
                         // Saturated (as VDO does): the new copy becomes the
                         // index's target; the old one keeps its references
                         // until they are released.

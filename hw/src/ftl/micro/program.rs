@@ -339,7 +339,9 @@ fn assemble() -> Vec<u32> {
     a.jal(LINK_H, "hit_live");
     a.bz(T0, "w_stale");
     a.input(T0, InPort::RcMax);
-    a.sub(T1, H_RC, T0);
+    // Below the limit, add one; at it (or above it, which a count that
+    // memory kept never is) store a new copy, so a count never wraps.
+    a.sltu(T1, H_RC, T0);
     a.bnz(T1, "w_write_hit");
     // Saturated: the new copy becomes the entry's target (re-pointed as a
     // stale hit is); the old copy keeps its references until released.

@@ -1,0 +1,178 @@
+// Properties of the reference counts of the sequenced FTL controller
+// (FtlController alone). The commands, the index's answers and the FTL
+// memory are left to the environment: memory may answer any read with any
+// word. The properties are therefore relative to what memory answers: each
+// write of a PAGE record is checked against the record the controller read
+// there. Together with a memory that keeps what it is told, they give "a
+// count never wraps, and a page is freed only when its last reference goes".
+//
+// What the environment is held to:
+// - the first clock is a reset;
+// - the configuration changes only during a reset, and cfg_refcount_max is
+//   at least 1 (the host's limits; a count of 0 means "free");
+// - memory answers a read only while one is outstanding (the port's
+//   contract: in order, at least one clock after accepting it);
+// - a release reads a count of at least 1: the pid it releases is mapped,
+//   so it is referenced. (Memory that says 0 there is corrupt; the
+//   controller does not check, and would free the pid a second time.)
+// [[name]] is an internal name of the flattened design; S_* are the
+// controller's state numbers, passed in from its `State` enum.
+reg f_past_valid = 1'b0;
+always @(posedge clock) f_past_valid <= 1'b1;
+always @* if (!f_past_valid) assume(reset);
+
+wire [62:0] f_config = {cfg_dev_bits, cfg_block_bits, cfg_page_bits, cfg_reserve, cfg_lpas, cfg_array_wide,
+    cfg_refcount_max};
+reg [62:0] f_config_before = 0;
+reg f_reset_before = 1'b1, f_reset_2_before = 1'b1;
+always @(posedge clock) begin
+    f_config_before <= f_config;
+    f_reset_before <= reset;
+    f_reset_2_before <= f_reset_before;
+end
+always @* assume(cfg_refcount_max != 0);
+always @* if (f_past_valid && !reset && !f_reset_before) assume(f_config == f_config_before);
+
+wire [6:0] f_state = [[state$q]];
+localparam [3:0] F_REGION_PAGE = 4'h1, F_REGION_PIDS = 4'h9;
+wire f_read = mem_req_valid && mem_req_ready && !mem_req_write;
+wire f_write = mem_req_valid && mem_req_ready && mem_req_write;
+wire f_page_write = f_write && mem_req_addr[31:28] == F_REGION_PAGE;
+wire f_push = f_write && mem_req_addr[31:28] == F_REGION_PIDS;
+
+// The read outstanding, and the last PAGE record memory answered.
+reg f_pending = 1'b0;
+reg [31:0] f_read_addr = 0;
+reg f_seen = 1'b0;
+reg [31:0] f_page_addr = 0;
+reg [63:0] f_page = 0;
+// A pid freed and not yet pushed onto the free list.
+reg f_freed = 1'b0;
+reg [23:0] f_freed_pid = 0;
+always @(posedge clock) begin
+    if (f_read) begin
+        f_pending <= 1'b1;
+        f_read_addr <= mem_req_addr;
+    end
+    if (f_pending && mem_rsp_valid) begin
+        f_pending <= 1'b0;
+        if (f_read_addr[31:28] == F_REGION_PAGE) begin
+            f_seen <= 1'b1;
+            f_page_addr <= f_read_addr;
+            f_page <= mem_rsp_rdata;
+        end
+    end
+    if (f_page_write && f_state == S_RFree) begin
+        f_freed <= 1'b1;
+        f_freed_pid <= mem_req_addr[23:0];
+    end
+    if (f_push) f_freed <= 1'b0;
+    if (reset) begin
+        f_pending <= 1'b0;
+        f_seen <= 1'b0;
+        f_freed <= 1'b0;
+    end
+end
+always @* if (!f_pending) assume(!mem_rsp_valid);
+always @* if (f_state == S_RReadPage && f_pending && mem_rsp_valid) assume(mem_rsp_rdata[63:52] != 0);
+
+wire [11:0] f_old_count = f_page[63:52];
+wire [11:0] f_new_count = mem_req_wdata[63:52];
+wire f_same_record = f_seen && f_page_addr == mem_req_addr;
+wire f_rest_kept = mem_req_wdata[51:0] == f_page[51:0];
+
+// A hit adds one reference, only below the limit, to the record it read.
+wire ok_increment = !(f_page_write && f_state == S_WWriteHit)
+    || (f_same_record && f_old_count < cfg_refcount_max && f_new_count == f_old_count + 12'h1 && f_rest_kept);
+// A release with other references left takes away one.
+wire ok_decrement = !(f_page_write && f_state == S_RDec)
+    || (f_same_record && f_old_count > 12'h1 && f_new_count == f_old_count - 12'h1 && f_rest_kept);
+// A pid is freed only from its last reference: count 0, the next version,
+// the rest kept.
+wire ok_free_at_last = !(f_page_write && f_state == S_RFree)
+    || (f_same_record && f_old_count == 12'h1 && f_new_count == 0
+        && mem_req_wdata[51:44] == f_page[51:44] + 8'h1 && mem_req_wdata[43:0] == f_page[43:0]);
+// Moving a page in garbage collection keeps its count, and so does
+// unlinking a saturated copy from its entry (the hit's record, bit 40
+// cleared).
+wire ok_count_kept = (!(f_page_write && f_state == S_GMoved) || (f_same_record && f_new_count == f_old_count))
+    && (!(f_page_write && f_state == S_WUnlinkSaturated)
+        || (mem_req_addr == {8'h10, [[erec$q]][23:0]} && mem_req_wdata == ([[hrec$q]] & ~64'h10000000000)));
+// A new copy starts with one reference.
+wire ok_new_copy = !(f_page_write && f_state == S_WWritePage) || f_new_count == 12'h1;
+// No other state writes a PAGE record.
+wire ok_page_writers = !f_page_write || f_state == S_WWriteHit || f_state == S_RDec || f_state == S_RFree
+    || f_state == S_WUnlinkSaturated || f_state == S_GMoved || f_state == S_WWritePage;
+// The free list gets exactly the pids that were freed, each once.
+wire ok_push_freed = !f_push || (f_freed && mem_req_wdata == {40'h0, f_freed_pid});
+wire ok_free_once = !(f_page_write && f_state == S_RFree) || !f_freed;
+
+// Invariants that make the above inductive: the outstanding read is the one
+// the state asks for, and the records the controller holds are the ones
+// memory last answered.
+wire ok_pending = f_pending == [[pending$q]] && (!f_pending || (mem_read && f_read_addr == mem_req_addr));
+wire ok_hit_record = f_state != S_WWriteHit
+    || (f_seen && f_page == [[hrec$q]] && f_page_addr == {8'h10, [[erec$q]][23:0]}
+        && f_page[63:52] < cfg_refcount_max);
+wire f_programming = f_state == S_PStart || f_state == S_POpen || f_state == S_PReadBlk
+    || f_state == S_PWriteBlk || f_state == S_PWriteRev;
+wire ok_moved_record = !(f_state == S_GMoved || (f_programming && [[pret$q]] == S_GMoved))
+    || (f_seen && f_page == [[gc_rec$q]] && f_page_addr == {8'h10, [[gc_pid$q]]});
+wire ok_release_record = !(f_state == S_RDec || f_state == S_RFree)
+    || (f_seen && f_page == [[rel_rec$q]] && f_page_addr == {8'h10, [[rel_pid$q]]}
+        && (f_state == S_RDec) == (f_page[63:52] > 12'h1) && f_page[63:52] != 0);
+// A release returns to the write or trim that called it, programming to
+// the allocation or the garbage collection that called it.
+wire f_releasing = f_state == S_RReadPage || f_state == S_RDec || f_state == S_RFree || f_state == S_RReadBlk
+    || f_state == S_RWriteBlk || f_state == S_RReadDevv || f_state == S_RWriteDevv || f_state == S_RPushPid
+    || f_state == S_RReadEntry || f_state == S_RWriteEntry || f_state == S_RPushStale;
+wire ok_returns = (!f_releasing || [[ret$q]] == S_WMapDup || [[ret$q]] == S_APid || [[ret$q]] == S_TUnmap)
+    && (!f_programming || [[pret$q]] == S_FReadDevv || [[pret$q]] == S_GMoved);
+// The geometry registers follow the configuration (one clock behind; the
+// usable pages two).
+wire [15:0] f_one = 16'h1;
+wire ok_geometry = f_reset_before || ([[ppb$q]] == f_one << cfg_page_bits && [[bpd$q]] == f_one << cfg_block_bits
+    && [[devices$q]] == ((f_one << cfg_dev_bits) & 4'hf)
+    && (f_reset_2_before || [[usable$q]] == ((([[bpd$q]] - cfg_reserve) & 24'hffffff) << cfg_page_bits)));
+// Initialisation writes the map below the PAGE region: at most 2^24 LPAs.
+wire ok_init_in_map = (!f_reset_before || (f_state == S_InitL2p && [[count$q]] == 0 && !f_pending))
+    && (f_state != S_InitL2p || [[count$q]] < 32'h1000000) && (f_state != S_ResetPulse || [[count$q]] == 0);
+wire ok_freed_pending = f_freed == (f_state == S_RReadBlk || f_state == S_RWriteBlk || f_state == S_RReadDevv
+        || f_state == S_RWriteDevv || f_state == S_RPushPid)
+    && (!f_freed || f_freed_pid == [[rel_pid$q]]);
+
+always @* if (f_past_valid && !reset) begin
+    assert(ok_increment);
+    assert(ok_decrement);
+    assert(ok_free_at_last);
+    assert(ok_count_kept);
+    assert(ok_new_copy);
+    assert(ok_page_writers);
+    assert(ok_push_freed);
+    assert(ok_free_once);
+    assert(ok_pending);
+    assert(ok_hit_record);
+    assert(ok_moved_record);
+    assert(ok_release_record);
+    assert(ok_freed_pending);
+    assert(ok_returns);
+    assert(ok_init_in_map);
+    assert(ok_geometry);
+end
+
+// The interesting states are reachable.
+wire f_running = f_past_valid && !reset;
+wire cover_increment = f_running && f_page_write && f_state == S_WWriteHit;
+wire cover_saturated = f_running && f_page_write && f_state == S_WUnlinkSaturated;
+wire cover_decrement = f_running && f_page_write && f_state == S_RDec;
+wire cover_free = f_running && f_push;
+
+`ifdef DITTO_WITNESS
+// Witnesses are searched for in a narrow environment (the proof has the
+// whole one): the smallest geometry, one LPA, memory and the index always
+// ready and answering on the next clock, a command always waiting.
+always @* assume(cfg_dev_bits == 0 && cfg_block_bits == 0 && cfg_page_bits == 1 && cfg_reserve == 0
+    && cfg_lpas == 1 && cfg_refcount_max == 12'h2 && cmd_lpa == 0 && cmd_valid && (cmd_op == 1 || cmd_op == 4)
+    && cmd_fp[159:8] == 0 && cleaner_hold && rsp_ready && mv_ready && mem_req_ready && idx_cmd_ready
+    && idx_rsp_valid && mem_rsp_valid == f_pending);
+`endif
