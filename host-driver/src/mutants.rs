@@ -24,7 +24,7 @@ use ditto_sim::hasher::{sha1_of, HashError, HasherSim, Page, Stalls};
 use ditto_sim::index::{IndexError, IndexSetup, IndexSim, MemTiming, Traffic};
 use ditto_sim::shim::{parse_ports, Port};
 use ditto_sim::{Model, SimError};
-use ditto_synth::formal::{prove_properties, Proof, Verdict};
+use ditto_synth::formal::{search_counterexample, Proof, Verdict};
 use ditto_synth::mutants::{self as mutate, Equivalence, Mutation, SELECTOR, SELECTOR_WIDTH};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -405,7 +405,7 @@ fn judge(
                 params: spec.params,
                 max_depth: spec.max_depth,
             };
-            let report = prove_properties(&proof, &request.waveform_dir)?;
+            let report = search_counterexample(&proof, &request.waveform_dir)?;
             if let Verdict::Failed { step, properties, .. } = report.verdict {
                 return Ok(outcome(Fate::KilledByProof { proof: spec.name.to_owned(), properties, step }));
             }

@@ -142,10 +142,15 @@ pub fn prove(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, Synt
     check(proof, waveform_dir, Search::Induction, true)
 }
 
-/// [`prove`] without the covers: the properties' verdict alone, which is
-/// all a mutant of the design is run for (`ditto mutants`).
-pub fn prove_properties(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
-    check(proof, waveform_dir, Search::Induction, false)
+/// Looks for a counterexample to `proof`'s properties from the initial
+/// state, up to its depth, in the proof's whole environment (without the
+/// `DITTO_WITNESS` narrowing) and without the covers: what a mutant of the
+/// design is run for (`ditto mutants`). [`prove`] fails exactly when its
+/// base case finds such a counterexample, so this kills the same mutants,
+/// in a fraction of the time. The verdict is [`Verdict::Failed`] or
+/// [`Verdict::Undecided`], never proven.
+pub fn search_counterexample(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
+    check(proof, waveform_dir, Search::Bounded, false)
 }
 
 /// Looks for a counterexample to `proof`'s properties from the initial
@@ -153,7 +158,7 @@ pub fn prove_properties(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofR
 /// what a planted bug is run with. The verdict is [`Verdict::Failed`] or
 /// [`Verdict::Undecided`], never proven.
 pub fn refute(proof: &Proof<'_>, waveform_dir: &Path) -> Result<ProofReport, SynthError> {
-    check(proof, waveform_dir, Search::BaseOnly, false)
+    check(proof, waveform_dir, Search::Witness, false)
 }
 
 fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: bool) -> Result<ProofReport, SynthError> {
@@ -195,12 +200,12 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: boo
 
     let shown: Vec<String> = properties.iter().map(|p| format!("ok_{p}")).collect();
     let text = match search {
-        Search::Induction => body.clone(),
-        Search::BaseOnly => format!("{WITNESS_DEFINE}{body}"),
+        Search::Induction | Search::Bounded => body.clone(),
+        Search::Witness => format!("{WITNESS_DEFINE}{body}"),
     };
     let outcome = match search {
         Search::Induction => run_sat(dir, "prove", &flat, &text, &shown, proof.max_depth)?,
-        Search::BaseOnly => run_bmc(dir, "prove", &flat, &text, &shown, proof.max_depth)?,
+        Search::Witness | Search::Bounded => run_bmc(dir, "prove", &flat, &text, &shown, proof.max_depth)?,
     };
     let verdict = match outcome {
         SatOutcome::Proven { length } => Verdict::Proven { induction_length: length },
@@ -334,8 +339,11 @@ const WITNESS_DEFINE: &str = "`define DITTO_WITNESS\n";
 enum Search {
     /// The base case and the induction step, growing to the depth.
     Induction,
-    /// The base case alone: a bounded model check.
-    BaseOnly,
+    /// The base case alone, a bounded model check, in the narrowed
+    /// environment for witnesses.
+    Witness,
+    /// The base case alone in the proof's whole environment.
+    Bounded,
 }
 
 enum SatOutcome {
