@@ -413,7 +413,7 @@ fn run_sat(
 /// module, `depth` clocks from the initial state, with `yosys-smtbmc` and
 /// Yices (for a deep search it is far faster than `sat`: a 3,000-line
 /// controller's 18-clock witness takes seconds, where `sat` had not reached
-/// it in ten minutes). Writes `<run>.log` and, on a counterexample,
+/// clock 12 of it in five minutes). Writes `<run>.log` and, on a counterexample,
 /// `<run>.vcd`; the failing properties are those of `shown` whose
 /// `assert(...)` the checker names.
 fn run_bmc(
