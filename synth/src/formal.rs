@@ -360,6 +360,19 @@ enum SatOutcome {
     BaseCaseHolds,
 }
 
+/// Writes `<run>.v`: the flattened design with `text` placed at the end of
+/// its top module (the last one in the file). Returns the file's name and
+/// what it holds.
+fn write_with_text(dir: &Path, run: &str, flat: &str, text: &str) -> Result<(String, String), SynthError> {
+    let end = flat
+        .rfind("endmodule")
+        .ok_or_else(|| SynthError::Parse { path: dir.join("flat.v"), detail: "no endmodule".to_owned() })?;
+    let source = format!("{run}.v");
+    let source_text = format!("{}{text}\n{}", &flat[..end], &flat[end..]);
+    write(&dir.join(&source), &source_text)?;
+    Ok((source, source_text))
+}
+
 /// Runs one `sat -tempinduct` on the flattened design with `text` placed in
 /// its top module, writing `<run>.log` and, on a counterexample, `<run>.vcd`.
 fn run_sat(
@@ -370,11 +383,7 @@ fn run_sat(
     shown: &[String],
     depth: u32,
 ) -> Result<SatOutcome, SynthError> {
-    let end = flat
-        .rfind("endmodule")
-        .ok_or_else(|| SynthError::Parse { path: dir.join("flat.v"), detail: "no endmodule".to_owned() })?;
-    let source = format!("{run}.v");
-    write(&dir.join(&source), &format!("{}{text}\n{}", &flat[..end], &flat[end..]))?;
+    let (source, _) = write_with_text(dir, run, flat, text)?;
     let show: String = shown.iter().map(|s| format!(" -show {s}")).collect();
     let script = format!(
         "read_verilog -formal -noautowire {source}; prep -top top; memory_map; opt -fast; \
@@ -426,12 +435,7 @@ fn run_bmc(
 ) -> Result<SatOutcome, SynthError> {
     SMTBMC.ensure_installed()?;
     YICES.ensure_installed()?;
-    let end = flat
-        .rfind("endmodule")
-        .ok_or_else(|| SynthError::Parse { path: dir.join("flat.v"), detail: "no endmodule".to_owned() })?;
-    let source_text = format!("{}{text}\n{}", &flat[..end], &flat[end..]);
-    let source = format!("{run}.v");
-    write(&dir.join(&source), &source_text)?;
+    let (source, source_text) = write_with_text(dir, run, flat, text)?;
     let smt2 = format!("{run}.smt2");
     run_yosys(
         dir,
