@@ -10,7 +10,7 @@
 //! hardware's background-cleaner steps into the model where they happened,
 //! and checks the data: a duplicate's PPA must hold the content written, and
 //! every LPA must read back its last content.
-use crate::hasher::sha1_of;
+use crate::hasher::{hex, sha1_of};
 use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
 use crate::{Model, PortId, SimError};
 use ditto_hw::ftl::flash::{Geometry, Relocation};
@@ -758,7 +758,9 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
 
     /// Compares the controller's tables in FTL memory with `golden`: every
     /// LPA's mapping, and every live page's record (PPA, reference count,
-    /// version, index entry), so the hardware's reference counts add up.
+    /// version, index entry), so the hardware's reference counts add up;
+    /// and every index entry in use holds the model's fingerprint, so a
+    /// core that stores its keys altered (however consistently) is seen.
     pub fn check_tables(&self, golden: &CoreModel) -> Result<(), CoreError> {
         for lpa in 0..self.setup.lpas {
             let word = self.ftl_word(region::L2P, lpa);
@@ -786,6 +788,17 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 return Err(CoreError::Tables(format!(
                     "PAGE[{pid}] (ppa, refcount, version, entry): hardware {got:?}, golden model {:?}",
                     (ppa, rc, version, entry)
+                )));
+            }
+        }
+        for entry in 0..self.config.index_entries() as u32 {
+            let Some(want) = golden.entry_fingerprint(entry) else { continue };
+            let stored = self.fps.1.fingerprint(entry as usize);
+            if stored != want {
+                return Err(CoreError::Tables(format!(
+                    "index entry {entry}'s fingerprint: hardware {}, golden model {}",
+                    hex(&stored),
+                    hex(&want)
                 )));
             }
         }

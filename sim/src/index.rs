@@ -195,6 +195,11 @@ impl MemPort {
     }
 
     /// Word `addr` of the memory, its low 64 bits.
+    /// The 160-bit word at `addr` as a fingerprint (zeros if never written).
+    pub(crate) fn fingerprint(&self, addr: usize) -> Fingerprint {
+        digest_from_words(&self.words[addr])
+    }
+
     pub(crate) fn word64(&self, addr: usize) -> u64 {
         let w = self.words[addr];
         w[0] as u64 | ((w[1] as u64) << 32)
@@ -379,7 +384,7 @@ impl<'m> IndexSim<'m> {
 
     /// The full fingerprint the store holds for `entry` (zeros if never written).
     pub fn stored_fingerprint(&self, entry: u32) -> Fingerprint {
-        digest_from_words(&self.fps.1.words[entry as usize])
+        self.fps.1.fingerprint(entry as usize)
     }
 
     /// A word of the external table memory (configurations whose table is
@@ -530,6 +535,7 @@ impl<'m> IndexSim<'m> {
 pub mod workload {
     use super::*;
     use ditto_hw::index::Op;
+    use rand::seq::SliceRandom;
 
     /// A random fingerprint.
     pub fn random_fp(rng: &mut ChaCha8Rng) -> Fingerprint {
@@ -624,6 +630,24 @@ pub mod workload {
             c.entry = (buckets[rng.gen_range(0..3)] * ditto_hw::index::WAYS as u32 + rng.gen_range(0..8)) as u16;
         }
         commands
+    }
+
+    /// `DEREF_ENTRY` of up to `n` entries the model holds, each followed by
+    /// a `LOOKUP` of the fingerprint it held and an `INSERT` that takes the
+    /// reference back: an index that drops a reference of the wrong entry
+    /// answers the lookup differently.
+    pub fn deref_live(rng: &mut ChaCha8Rng, golden: &IndexModel, n: usize) -> Vec<Command> {
+        let mut live: Vec<(u16, Fingerprint)> = (0..golden.capacity() as u32)
+            .filter_map(|entry| golden.fingerprint(entry).map(|fp| (entry as u16, fp)))
+            .collect();
+        live.shuffle(rng);
+        let mut commands = Vec::new();
+        for (entry, fp) in live.into_iter().take(n) {
+            commands.push(Command::deref_entry(entry, 0));
+            commands.push(Command::with_fp(Op::Lookup, fp, 0));
+            commands.push(Command::with_fp(Op::Insert, fp, 0));
+        }
+        tag(commands)
     }
 
     /// Bursts of two to eight commands on one fingerprint back to back,

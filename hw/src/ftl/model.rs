@@ -140,6 +140,11 @@ impl CoreModel {
     pub fn index_stats(&self) -> IndexStats {
         self.index.stats()
     }
+    /// The fingerprint (the index's key) that index `entry` holds, if it is
+    /// in use.
+    pub fn entry_fingerprint(&self, entry: u32) -> Option<Fingerprint> {
+        self.index.fingerprint(entry)
+    }
     pub fn flash(&self) -> &Flash {
         &self.flash
     }
