@@ -220,6 +220,10 @@ enum Command {
         /// Picks the mutations and seeds the suites.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Judge only this mutant of the sample, by its number (repeatable):
+        /// re-runs a survivor alone.
+        #[arg(long = "mutant")]
+        mutants: Vec<u32>,
         /// Cycles a survivor is compared with the design for.
         #[arg(long, default_value_t = 8)]
         depth: u32,
@@ -799,7 +803,18 @@ fn main() -> Result<()> {
                 bail!("{} of {} proofs did not pass: {}", failed.len(), outcomes.len(), failed.join(", "));
             }
         }
-        Command::Mutants { modules, count, seed, depth, equivalence_seconds, waveforms, list, json, update } => {
+        Command::Mutants {
+            modules,
+            count,
+            seed,
+            mutants: chosen,
+            depth,
+            equivalence_seconds,
+            waveforms,
+            list,
+            json,
+            update,
+        } => {
             use ditto_host::mutants;
             if list {
                 for target in mutants::targets() {
@@ -811,6 +826,7 @@ fn main() -> Result<()> {
             let request = mutants::MutantsRequest {
                 only: modules,
                 count,
+                mutants: chosen,
                 seed,
                 equivalence_depth: depth,
                 equivalence_seconds,
@@ -1072,6 +1088,7 @@ fn main() -> Result<()> {
             let request = ditto_host::mutants::MutantsRequest {
                 only: Vec::new(),
                 count: FIGURES_MUTANTS,
+                mutants: Vec::new(),
                 seed: 1,
                 equivalence_depth: 8,
                 equivalence_seconds: 60,

@@ -26,6 +26,7 @@ use ditto_sim::shim::{parse_ports, Port};
 use ditto_sim::{Model, SimError};
 use ditto_synth::formal::{search_counterexample, Proof, Verdict};
 use ditto_synth::mutants::{self as mutate, Equivalence, Mutation, SELECTOR, SELECTOR_WIDTH};
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -170,6 +171,9 @@ pub struct MutantsRequest {
     pub only: Vec<String>,
     /// Mutants per target.
     pub count: u32,
+    /// Judge only these mutants of each target's sample, by number (all
+    /// when empty): re-judges a survivor without the rest.
+    pub mutants: Vec<u32>,
     /// Picks the mutations and seeds the suites.
     pub seed: u64,
     /// Depth of the equivalence check of a survivor, and its time limit.
@@ -307,6 +311,12 @@ pub fn run(request: &MutantsRequest, event: impl Fn(Event<'_>) + Sync) -> Result
     if request.count == 0 || request.count > max {
         return Err(HostError::InvalidArgument(format!("--count {}: give 1 to {max}", request.count)));
     }
+    if let Some(id) = request.mutants.iter().find(|&&id| id == 0 || id > request.count) {
+        return Err(HostError::InvalidArgument(format!(
+            "--mutant {id}: a sample of --count {} has mutants 1 to {}",
+            request.count, request.count
+        )));
+    }
     let chosen = all.into_iter().filter(|t| request.only.is_empty() || request.only.iter().any(|n| n == t.name));
     let mut reports = Vec::new();
     for target in chosen {
@@ -330,6 +340,15 @@ pub fn run_target(
     ports.push(Port { name: SELECTOR.to_owned(), width: SELECTOR_WIDTH, input: true });
     stage("listing mutations");
     let mutations = mutate::list(&design, request.count, request.seed, target.selection)?;
+    if let Some(missing) = request.mutants.iter().find(|&&id| !mutations.iter().any(|m| m.id == id)) {
+        return Err(HostError::InvalidArgument(format!(
+            "{}: --mutant {missing}: the sample has mutants 1 to {}",
+            target.name,
+            mutations.len()
+        )));
+    }
+    let judged: Vec<&Mutation> =
+        mutations.iter().filter(|m| request.mutants.is_empty() || request.mutants.contains(&m.id)).collect();
     stage(&format!("building one model with {} mutants", mutations.len()));
     let selected = mutate::with_selector(&design, &mutations)?;
     let name = format!("mutants_{}", target.name.replace('-', "_"));
@@ -348,7 +367,7 @@ pub fn run_target(
     // silent one stands in while the mutants run.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let outcomes = run_in_parallel(&mutations, request.jobs, |mutation| {
+    let outcomes = run_in_parallel(&judged, request.jobs, |mutation| {
         let outcome = judge(target, built, &design, mutation, request);
         if let Ok(outcome) = &outcome {
             event(Event::Mutant { target: target.name, outcome });
@@ -702,7 +721,8 @@ fn uart_suite(mut model: Model, seed: u64) -> Result<(), SuiteFailure> {
 
 /// The index workloads of `sim/tests/index_random.rs`, shortened, against
 /// the golden model: duplicate-rich, same-fingerprint races, all new to
-/// past full, hot buckets, DEREF churn.
+/// past full, hot buckets, DEREF churn; then live entries dereferenced by
+/// number and looked up.
 fn index_workloads(mut model: Model, config: &Config, seed: u64, scale: usize) -> Result<(), SuiteFailure> {
     use ditto_sim::index::workload;
     let mut r = ChaCha8Rng::seed_from_u64(seed);
@@ -727,6 +747,11 @@ fn index_workloads(mut model: Model, config: &Config, seed: u64, scale: usize) -
                 Traffic { cmd_valid: r.gen_range(0.5..=1.0), rsp_ready: r.gen_range(0.5..=1.0), seed: r.gen() };
             sim.run_checked(&mut golden, &commands, traffic)?;
         }
+        // Last, dereferences of live entries by number, each checked by a
+        // lookup (made from the model's state, so every one hits).
+        let commands = workload::deref_live(&mut r, &golden, 4 * scale);
+        let traffic = Traffic { cmd_valid: 0.9, rsp_ready: 0.9, seed: r.gen() };
+        sim.run_checked(&mut golden, &commands, traffic)?;
     }
     Ok(())
 }
@@ -766,28 +791,87 @@ fn hasher_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {
     Ok(())
 }
 
-/// `sim/tests/core_random.rs`'s one-device GC-heavy run, shortened: mixed
-/// jobs with hot contents past the reference-count limit, every response,
-/// table and counter checked, then every LPA read back.
-fn ftl_suite(model: Model, config: &Config, seed: u64) -> Result<(), SuiteFailure> {
+/// Two of `sim/tests/core_random.rs`'s runs, shortened, and one at high
+/// reference counts: mixed jobs with hot contents past the
+/// reference-count limit, every response, table and counter checked, then
+/// every LPA read back. First one device, GC-heavy, array-wide dedup; then
+/// eight devices, each deduplicating on its own (the index fingerprint
+/// carries the home device), a count limit of 2; then 1,280 LPAs, nearly
+/// all one content, under the largest limit, so its count passes 1,024
+/// (every bit but the top one) and comes down again. The memory answers
+/// after the seed's latency in one run and after a different one in the
+/// next, one of them at least 2 clocks, so a controller that takes a
+/// response before it comes is seen.
+fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<(), SuiteFailure> {
     use ditto_hw::ftl::flash::Geometry;
+    use ditto_hw::ftl::{Op, REFCOUNT_MAX};
     use ditto_sim::ditto_core::workload;
     let mut r = ChaCha8Rng::seed_from_u64(seed);
-    let setup = CoreSetup {
-        lpas: 96,
-        geometry: Geometry { devices: 1, blocks_per_device: 16, pages_per_block: 8, reserve_blocks: 1 },
-        array_wide: true,
-        bloom: true,
-        refcount_max: 3,
-        memory: MemTiming { latency: r.gen_range(1..=4), ready: 0.8 },
+    let first_latency = r.gen_range(1..=4);
+    let second_latency = if first_latency >= 2 { 1 } else { r.gen_range(2..=6) };
+    let geometry = |devices, blocks_per_device, pages_per_block| Geometry {
+        devices,
+        blocks_per_device,
+        pages_per_block,
+        reserve_blocks: 1,
     };
-    let mut sim = CoreSim::attach(model, config, setup)?;
-    let traffic = HostTraffic { cmd_valid: 0.8, page_valid: 0.9, rsp_ready: 0.8, mv_ready: 0.8, seed };
-    let mut golden = sim.golden();
-    let jobs = workload::mixed(&mut r, 700, setup.lpas, 150, 10);
-    sim.run_checked(&mut golden, &jobs, traffic)?;
-    let reads = workload::read_all(setup.lpas, jobs.len());
-    sim.run_checked(&mut golden, &reads, traffic)?;
+    let runs = [
+        (geometry(1, 16, 8), 96, true, 3, first_latency),
+        (geometry(8, 8, 4), 160, false, 2, second_latency),
+        (geometry(1, 16, 8), 1280, true, REFCOUNT_MAX, first_latency),
+    ];
+    for (run, (geometry, lpas, array_wide, refcount_max, latency)) in runs.into_iter().enumerate() {
+        let setup = CoreSetup {
+            lpas,
+            geometry,
+            array_wide,
+            bloom: true,
+            refcount_max,
+            memory: MemTiming { latency, ready: 0.8 },
+        };
+        let mut sim = CoreSim::attach(&mut model, config, setup)?;
+        let traffic = HostTraffic { cmd_valid: 0.8, page_valid: 0.9, rsp_ready: 0.8, mv_ready: 0.8, seed };
+        let mut golden = sim.golden();
+        let jobs = match run {
+            0 => workload::mixed(&mut r, 700, lpas, 150, 10),
+            1 => workload::mixed(&mut r, 500, lpas, 150, 10),
+            _ => {
+                // Every LPA written in a random order, 19 in 20 with the
+                // one hot content; then a third of them trimmed, a third
+                // rewritten cold, and half of those made hot again.
+                let mut order: Vec<u32> = (0..lpas).collect();
+                order.shuffle(&mut r);
+                let mut jobs = Vec::new();
+                for &lpa in &order {
+                    let content = if r.gen_ratio(19, 20) { 0 } else { 3 + r.gen_range(0..20) };
+                    jobs.push(workload::job(Op::WriteFp, jobs.len() as u8, lpa, content));
+                }
+                order.shuffle(&mut r);
+                for (i, &lpa) in order.iter().enumerate().take(2 * lpas as usize / 3) {
+                    let (op, content) = match i % 6 {
+                        0 | 1 => (Op::Trim, 0),
+                        2 | 3 => (Op::WriteFp, 3 + r.gen_range(0..20)),
+                        _ => (Op::WriteFp, 0),
+                    };
+                    jobs.push(workload::job(op, jobs.len() as u8, lpa, content));
+                }
+                jobs
+            }
+        };
+        // The high-count run checks that it got there, after its first pass.
+        let first_pass = if run == 2 { lpas as usize } else { jobs.len() };
+        sim.run_checked(&mut golden, &jobs[..first_pass], traffic)?;
+        let highest = (0..geometry.pages()).map(|pid| golden.page_record(pid).1).max().unwrap_or(0);
+        if run == 2 && highest <= 1024 {
+            return Err(SuiteFailure::Differs {
+                cycle: sim.cycles(),
+                what: format!("the high-count run's hot page reached only {highest} references"),
+            });
+        }
+        sim.run_checked(&mut golden, &jobs[first_pass..], traffic)?;
+        let reads = workload::read_all(lpas, jobs.len());
+        sim.run_checked(&mut golden, &reads, traffic)?;
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ fn request(count: u32, waveforms: &std::path::Path) -> MutantsRequest {
     MutantsRequest {
         only: vec!["fifo".to_owned()],
         count,
+        mutants: Vec::new(),
         seed: 1,
         equivalence_depth: 6,
         equivalence_seconds: 60,
@@ -86,4 +87,6 @@ fn bad_requests_are_refused_before_any_work() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("no module named \"nope\""), "{err}");
+    let err = run(&MutantsRequest { mutants: vec![2], ..request(1, waves.path()) }, |_| {}).unwrap_err().to_string();
+    assert!(err.contains("--mutant 2: a sample of --count 1 has mutants 1 to 1"), "{err}");
 }
