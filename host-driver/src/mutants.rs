@@ -804,7 +804,7 @@ fn hasher_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {
 /// response before it comes is seen.
 fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<(), SuiteFailure> {
     use ditto_hw::ftl::flash::Geometry;
-    use ditto_hw::ftl::{Op, REFCOUNT_MAX};
+    use ditto_hw::ftl::REFCOUNT_MAX;
     use ditto_sim::ditto_core::workload;
     let mut r = ChaCha8Rng::seed_from_u64(seed);
     let first_latency = r.gen_range(1..=4);
@@ -832,47 +832,53 @@ fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<(), SuiteFa
         let mut sim = CoreSim::attach(&mut model, config, setup)?;
         let traffic = HostTraffic { cmd_valid: 0.8, page_valid: 0.9, rsp_ready: 0.8, mv_ready: 0.8, seed };
         let mut golden = sim.golden();
-        let jobs = match run {
-            0 => workload::mixed(&mut r, 700, lpas, 150, 10),
-            1 => workload::mixed(&mut r, 500, lpas, 150, 10),
-            _ => {
-                // Every LPA written in a random order, 19 in 20 with the
-                // one hot content; then a third of them trimmed, a third
-                // rewritten cold, and half of those made hot again.
-                let mut order: Vec<u32> = (0..lpas).collect();
-                order.shuffle(&mut r);
-                let mut jobs = Vec::new();
-                for &lpa in &order {
-                    let content = if r.gen_ratio(19, 20) { 0 } else { 3 + r.gen_range(0..20) };
-                    jobs.push(workload::job(Op::WriteFp, jobs.len() as u8, lpa, content));
-                }
-                order.shuffle(&mut r);
-                for (i, &lpa) in order.iter().enumerate().take(2 * lpas as usize / 3) {
-                    let (op, content) = match i % 6 {
-                        0 | 1 => (Op::Trim, 0),
-                        2 | 3 => (Op::WriteFp, 3 + r.gen_range(0..20)),
-                        _ => (Op::WriteFp, 0),
-                    };
-                    jobs.push(workload::job(op, jobs.len() as u8, lpa, content));
-                }
-                jobs
-            }
+        let (jobs, first_pass) = match run {
+            0 => (workload::mixed(&mut r, 700, lpas, 150, 10), None),
+            1 => (workload::mixed(&mut r, 500, lpas, 150, 10), None),
+            _ => (high_count_jobs(&mut r, lpas), Some(lpas as usize)),
         };
         // The high-count run checks that it got there, after its first pass.
-        let first_pass = if run == 2 { lpas as usize } else { jobs.len() };
+        let first_pass = first_pass.unwrap_or(jobs.len());
         sim.run_checked(&mut golden, &jobs[..first_pass], traffic)?;
-        let highest = (0..geometry.pages()).map(|pid| golden.page_record(pid).1).max().unwrap_or(0);
-        if run == 2 && highest <= 1024 {
-            return Err(SuiteFailure::Differs {
-                cycle: sim.cycles(),
-                what: format!("the high-count run's hot page reached only {highest} references"),
-            });
+        if first_pass < jobs.len() {
+            let highest = (0..geometry.pages()).map(|pid| golden.page_record(pid).1).max().unwrap_or(0);
+            if highest <= 1024 {
+                return Err(SuiteFailure::Differs {
+                    cycle: sim.cycles(),
+                    what: format!("the high-count run's hot page reached only {highest} references"),
+                });
+            }
         }
         sim.run_checked(&mut golden, &jobs[first_pass..], traffic)?;
         let reads = workload::read_all(lpas, jobs.len());
         sim.run_checked(&mut golden, &reads, traffic)?;
     }
     Ok(())
+}
+
+/// Every LPA written in a random order, 19 in 20 with the one hot content
+/// (the first `lpas` jobs); then a third of them trimmed, a third
+/// rewritten cold, and half of those made hot again.
+fn high_count_jobs(r: &mut ChaCha8Rng, lpas: u32) -> Vec<ditto_sim::ditto_core::Job> {
+    use ditto_hw::ftl::Op;
+    use ditto_sim::ditto_core::workload;
+    let mut order: Vec<u32> = (0..lpas).collect();
+    order.shuffle(r);
+    let mut jobs = Vec::new();
+    for &lpa in &order {
+        let content = if r.gen_ratio(19, 20) { 0 } else { 3 + r.gen_range(0..20) };
+        jobs.push(workload::job(Op::WriteFp, jobs.len() as u8, lpa, content));
+    }
+    order.shuffle(r);
+    for (i, &lpa) in order.iter().enumerate().take(2 * lpas as usize / 3) {
+        let (op, content) = match i % 6 {
+            0 | 1 => (Op::Trim, 0),
+            2 | 3 => (Op::WriteFp, 3 + r.gen_range(0..20)),
+            _ => (Op::WriteFp, 0),
+        };
+        jobs.push(workload::job(op, jobs.len() as u8, lpa, content));
+    }
+    jobs
 }
 
 fn ftl_cu_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> {

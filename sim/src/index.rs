@@ -194,12 +194,12 @@ impl MemPort {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
-    /// Word `addr` of the memory, its low 64 bits.
     /// The 160-bit word at `addr` as a fingerprint (zeros if never written).
     pub(crate) fn fingerprint(&self, addr: usize) -> Fingerprint {
         digest_from_words(&self.words[addr])
     }
 
+    /// Word `addr` of the memory, its low 64 bits.
     pub(crate) fn word64(&self, addr: usize) -> u64 {
         let w = self.words[addr];
         w[0] as u64 | ((w[1] as u64) << 32)
