@@ -36,7 +36,7 @@ use std::path::PathBuf;
 
 use crate::store::format::Entry;
 use crate::store::mirror::{self, Copy, Event, Mirror, MirrorError, NO_DATA, UNSHARED};
-pub use crate::store::{remove_temporary_stores, BackingStore};
+pub use crate::store::BackingStore;
 use crate::store::{Recovered, RecoveryLog, StoreError};
 
 /// Bytes in a logical (and physical) page.

@@ -21,6 +21,7 @@ pub mod plots;
 pub mod prove;
 pub mod replay;
 pub mod sample;
+pub mod scratch;
 pub mod store;
 pub mod store_bench;
 pub mod synth;

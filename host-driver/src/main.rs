@@ -591,20 +591,30 @@ fn main() -> Result<()> {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Every temporary file of this run and of the tools it starts goes into
+    // one folder, removed however the run ends. Made before any thread.
+    let scratch = ditto_host::scratch::Scratch::install().context("making the scratch folder")?;
     // Ctrl-C and SIGTERM: a server stops cleanly (flushes and closes its
     // store); anything else, or a second signal, ends the process without
-    // destructors, so the temporary stores are removed first.
+    // destructors, so the tools it started are stopped and the scratch
+    // folder is removed first.
     ctrlc::set_handler(|| {
         use std::sync::atomic::Ordering;
         if SERVING.load(Ordering::SeqCst) && !SHUTDOWN.swap(true, Ordering::SeqCst) {
             eprintln!("ditto serve: stopping: flushing and closing the store");
             return;
         }
-        ditto_host::driver::remove_temporary_stores();
+        ditto_host::scratch::abandon();
         std::process::exit(130);
     })
     .context("installing the Ctrl-C handler")?;
-    match Cli::parse().command {
+    let outcome = run(Cli::parse().command);
+    drop(scratch);
+    outcome
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
         Command::Verilog { config, out } => {
             let cfg = ditto_hw::by_name(&config)?;
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;

@@ -635,3 +635,56 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
         .collect();
     assert_eq!(names, ["fifo-4", "lock-table", "uart-link", "bloom", "ftl-refcount", "fifo-8"]);
 }
+
+/// The live processes whose parent is `pid`, from `/proc`.
+fn live_children(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&child| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else { return false };
+            let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 1..].split_whitespace().collect();
+            fields[0] != "Z" && fields[1] == pid.to_string()
+        })
+        .collect()
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat[stat.rfind(')').unwrap() + 1..].trim_start().starts_with('Z'))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_signal_stops_the_tools_and_leaves_no_temporary_file() {
+    // `ditto mutants` runs Yosys and Verilator in work folders of its own;
+    // SIGTERM in the middle must stop them and remove everything.
+    let tmp = temp_dir("signal");
+    let mut run = Command::new(env!("CARGO_BIN_EXE_ditto"))
+        .args(["mutants", "--module", "fifo", "--count", "2"])
+        .env("TMPDIR", &*tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let tools = loop {
+        let tools = live_children(run.id());
+        let folders = std::fs::read_dir(&*tmp).unwrap().count();
+        if !tools.is_empty() && folders > 0 {
+            break tools;
+        }
+        assert!(run.try_wait().unwrap().is_none(), "ditto mutants ended before it started a tool");
+        assert!(std::time::Instant::now() < deadline, "ditto mutants started no tool in 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // SAFETY: a signal to a child this test started.
+    unsafe { libc::kill(run.id() as i32, libc::SIGTERM) };
+    let status = run.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "ditto exits as interrupted: {status}");
+    for tool in tools {
+        assert!(!alive(tool), "tool process {tool} still runs after ditto ended");
+    }
+    let left: Vec<_> = std::fs::read_dir(&*tmp).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

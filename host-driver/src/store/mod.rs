@@ -236,18 +236,6 @@ fn lock(dir: &Path) -> Result<File, StoreError> {
     Ok(file)
 }
 
-/// Temporary stores that exist now, for [`remove_temporary_stores`].
-static TEMPORARY_STORES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// Removes every temporary store's folder: for a signal handler (Ctrl-C,
-/// SIGTERM) that ends the process without running destructors.
-pub fn remove_temporary_stores() {
-    let dirs = TEMPORARY_STORES.lock().map(|d| d.clone()).unwrap_or_default();
-    for dir in dirs {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-}
-
 /// An open store: its spec, the current generation's device files and
 /// journal, and its lock.
 pub struct BackingStore {
@@ -261,16 +249,6 @@ pub struct BackingStore {
     /// A store in a temporary folder removes it when dropped (declared
     /// last, so the files are closed first).
     temporary: Option<tempfile::TempDir>,
-}
-
-impl Drop for BackingStore {
-    fn drop(&mut self) {
-        if self.temporary.is_some() {
-            if let Ok(mut dirs) = TEMPORARY_STORES.lock() {
-                dirs.retain(|d| *d != self.dir);
-            }
-        }
-    }
 }
 
 /// What [`BackingStore::open`] recovered: the metadata as of the last
@@ -309,16 +287,13 @@ pub struct RecoveryLog {
 
 impl BackingStore {
     /// A new store in a fresh temporary folder (`ditto-store-*` under the
-    /// system's temporary directory), removed when the store is dropped or
-    /// by [`remove_temporary_stores`].
+    /// system's temporary directory), removed when the store is dropped
+    /// (and, in `ditto`, on a signal: see [`crate::scratch`]).
     pub fn temporary(spec: &StoreSpec) -> Result<Self, StoreError> {
         let folder = tempfile::Builder::new()
             .prefix("ditto-store-")
             .tempdir()
             .map_err(|source| StoreError::Io { path: std::env::temp_dir(), source })?;
-        if let Ok(mut dirs) = TEMPORARY_STORES.lock() {
-            dirs.push(folder.path().to_path_buf());
-        }
         let mut store = BackingStore::create(folder.path(), spec)?;
         store.temporary = Some(folder);
         Ok(store)
