@@ -585,15 +585,24 @@ fn configs(name: &str) -> Result<Vec<ditto_hw::Config>> {
 }
 
 fn main() -> Result<()> {
-    // Rust ignores SIGPIPE, so printing into a closed pipe (`ditto hash
-    // disk.img | head`) would panic; a command-line tool should just stop.
-    // SAFETY: called first, on the only thread; SIG_DFL is a valid action.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // The arguments first: clap ends the process itself on `--help` or a
+    // bad argument, and must do so before the scratch folder exists.
+    let cli = Cli::parse();
     // Every temporary file of this run and of the tools it starts goes into
     // one folder, removed however the run ends. Made before any thread.
     let scratch = ditto_host::scratch::Scratch::install().context("making the scratch folder")?;
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`ditto hash
+    // disk.img | head`) panics in `println!`. A command-line tool should
+    // just stop, quietly and without leaving its scratch folder: such a
+    // panic ends the run with 141 (128 + SIGPIPE), as the signal would.
+    let report_panic = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if is_broken_pipe(info) {
+            ditto_host::scratch::abandon();
+            std::process::exit(141);
+        }
+        report_panic(info);
+    }));
     // Ctrl-C and SIGTERM: a server stops cleanly (flushes and closes its
     // store); anything else, or a second signal, ends the process without
     // destructors, so the tools it started are stopped and the scratch
@@ -608,9 +617,20 @@ fn main() -> Result<()> {
         std::process::exit(130);
     })
     .context("installing the Ctrl-C handler")?;
-    let outcome = run(Cli::parse().command);
+    let outcome = run(cli.command);
     drop(scratch);
     outcome
+}
+
+/// A panic of `print!` into a pipe whose reader has gone.
+fn is_broken_pipe(info: &std::panic::PanicHookInfo) -> bool {
+    let message = info
+        .payload()
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| info.payload().downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    message.starts_with("failed printing to") && message.contains("Broken pipe")
 }
 
 fn run(command: Command) -> Result<()> {

@@ -106,11 +106,16 @@ fn output_into_a_closed_pipe_ends_quietly() {
             err.display()
         ))
         .env("RUST_BACKTRACE", "0")
+        .env("TMPDIR", &*dir)
         .status()
         .unwrap();
     assert!(status.success());
-    let err = std::fs::read_to_string(err).unwrap();
+    let err = std::fs::read_to_string(&err).unwrap();
     assert!(err.is_empty(), "nothing on stderr, no panic: {err}");
+    // And no scratch folder left behind.
+    let mut left: Vec<_> = std::fs::read_dir(&*dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    left.sort();
+    assert_eq!(left, ["stderr.txt", "zeros.img"], "only the test's own files remain");
 }
 
 #[test]

@@ -187,6 +187,9 @@ fn serve_store(store: &std::path::Path, args: &[&str]) -> (Server, String) {
         .args(["serve", "--nbd", &addr, "--store"])
         .arg(store)
         .args(args)
+        // Its scratch folder beside the store, in the test's own folder: a
+        // server killed with -9 cannot remove it.
+        .env("TMPDIR", store.parent().unwrap())
         .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
