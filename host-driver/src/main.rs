@@ -227,8 +227,9 @@ enum Command {
         /// Cycles a survivor is compared with the design for.
         #[arg(long, default_value_t = 8)]
         depth: u32,
-        /// Seconds each step of a survivor's comparison may take.
-        #[arg(long, default_value_t = 60)]
+        /// Seconds each step of a survivor's comparison may take. The cut
+        /// at every register takes 70 to 100 s on the whole `large` core.
+        #[arg(long, default_value_t = EQUIVALENCE_SECONDS)]
         equivalence_seconds: u32,
         /// Where the proofs' counterexamples (VCD) are written.
         #[arg(long, default_value = "target/formal")]
@@ -423,6 +424,8 @@ impl DeviceArgs {
 /// The configuration every command uses unless told otherwise.
 /// Mutants per module behind the README's mutation table (`ditto figures`).
 const FIGURES_MUTANTS: u32 = 20;
+/// `ditto mutants`'s time for each step of a survivor's comparison.
+const EQUIVALENCE_SECONDS: u32 = 180;
 
 const DEFAULT_CONFIG: &str = "large";
 /// The configuration the Alchitry Cu is built as (the only one that fits it).
@@ -891,7 +894,9 @@ fn run(command: Command) -> Result<()> {
                 }
             }
             if let Some(path) = update {
-                let command = format!("ditto mutants --count {count} --seed {seed} --depth {depth}");
+                let command = format!(
+                    "ditto mutants --count {count} --seed {seed} --depth {depth} --equivalence-seconds {equivalence_seconds}"
+                );
                 ditto_host::figures::update_mutants_file(
                     &path,
                     &ditto_host::figures::render_mutants(&reports, &command),
@@ -1121,13 +1126,13 @@ fn run(command: Command) -> Result<()> {
                 mutants: Vec::new(),
                 seed: 1,
                 equivalence_depth: 8,
-                equivalence_seconds: 60,
+                equivalence_seconds: EQUIVALENCE_SECONDS,
                 jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
                 waveform_dir: out.join("mutants"),
             };
             let reports = ditto_host::mutants::run(&request, |_| {})?;
             let command =
-                format!("ditto mutants --count {FIGURES_MUTANTS} --seed 1 --depth 8 --equivalence-seconds 60");
+                format!("ditto mutants --count {FIGURES_MUTANTS} --seed 1 --depth 8 --equivalence-seconds {EQUIVALENCE_SECONDS}");
             let mutants_md = ditto_host::figures::render_mutants(&reports, &command);
             match update {
                 Some(path) => {
