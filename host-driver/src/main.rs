@@ -593,7 +593,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     // Every temporary file of this run and of the tools it starts goes into
     // one folder, removed however the run ends. Made before any thread.
-    let scratch = ditto_host::scratch::Scratch::install().context("making the scratch folder")?;
+    let _scratch = ditto_host::scratch::Scratch::install().context("making the scratch folder")?;
     // Rust ignores SIGPIPE, so printing into a closed pipe (`ditto hash
     // disk.img | head`) panics in `println!`. A command-line tool should
     // just stop, quietly and without leaving its scratch folder: such a
@@ -620,9 +620,8 @@ fn main() -> Result<()> {
         std::process::exit(130);
     })
     .context("installing the Ctrl-C handler")?;
-    let outcome = run(cli.command);
-    drop(scratch);
-    outcome
+    // `_scratch` is dropped, and its folder removed, as `main` returns.
+    run(cli.command)
 }
 
 /// A panic of `print!` into a pipe whose reader has gone.

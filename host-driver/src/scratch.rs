@@ -10,7 +10,7 @@
 //! process without running destructors calls [`abandon`], which stops the
 //! tools still running and removes the folder.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -19,7 +19,7 @@ static ROOT: OnceLock<PathBuf> = OnceLock::new();
 
 /// The process's scratch folder: removed when dropped.
 pub struct Scratch {
-    dir: tempfile::TempDir,
+    _dir: tempfile::TempDir,
 }
 
 impl Scratch {
@@ -30,11 +30,7 @@ impl Scratch {
         let dir = tempfile::Builder::new().prefix("ditto-").tempdir()?;
         std::env::set_var("TMPDIR", dir.path());
         let _ = ROOT.set(dir.path().to_path_buf());
-        Ok(Scratch { dir })
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
+        Ok(Scratch { _dir: dir })
     }
 }
 
@@ -62,9 +58,17 @@ pub fn abandon() {
     }
 }
 
+/// Whether `pid` is a live process (neither gone nor a zombie), by `/proc`.
+pub fn is_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| parse_stat(&stat))
+        .is_some_and(|(state, _)| state != 'Z')
+}
+
 /// The live (not zombie) processes below `root` in the process tree, read
 /// from `/proc`; empty where there is no `/proc`.
-fn descendants(root: u32) -> Vec<u32> {
+pub fn descendants(root: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     let table: Vec<(u32, u32, bool)> = entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
@@ -120,5 +124,7 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(!descendants(std::process::id()).contains(&pid));
+        assert!(!is_running(pid));
+        assert!(is_running(std::process::id()));
     }
 }

@@ -641,25 +641,6 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
     assert_eq!(names, ["fifo-4", "lock-table", "uart-link", "bloom", "ftl-refcount", "fifo-8"]);
 }
 
-/// The live processes whose parent is `pid`, from `/proc`.
-fn live_children(pid: u32) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&child| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else { return false };
-            let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 1..].split_whitespace().collect();
-            fields[0] != "Z" && fields[1] == pid.to_string()
-        })
-        .collect()
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| !stat[stat.rfind(')').unwrap() + 1..].trim_start().starts_with('Z'))
-        .unwrap_or(false)
-}
-
 #[test]
 fn a_signal_stops_the_tools_and_leaves_no_temporary_file() {
     // `ditto mutants` runs Yosys and Verilator in work folders of its own;
@@ -674,7 +655,7 @@ fn a_signal_stops_the_tools_and_leaves_no_temporary_file() {
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
     let tools = loop {
-        let tools = live_children(run.id());
+        let tools = ditto_host::scratch::descendants(run.id());
         let folders = std::fs::read_dir(&*tmp).unwrap().count();
         if !tools.is_empty() && folders > 0 {
             break tools;
@@ -688,7 +669,7 @@ fn a_signal_stops_the_tools_and_leaves_no_temporary_file() {
     let status = run.wait().unwrap();
     assert_eq!(status.code(), Some(130), "ditto exits as interrupted: {status}");
     for tool in tools {
-        assert!(!alive(tool), "tool process {tool} still runs after ditto ended");
+        assert!(!ditto_host::scratch::is_running(tool), "tool process {tool} still runs after ditto ended");
     }
     let left: Vec<_> = std::fs::read_dir(&*tmp).unwrap().map(|e| e.unwrap().path()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
