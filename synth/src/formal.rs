@@ -134,7 +134,7 @@ impl fmt::Display for CoverVerdict {
 /// Proves `proof`'s properties and checks its covers. Waveforms (the
 /// counterexample, the covers' witnesses) are written to `waveform_dir`,
 /// which is created if absent. The work directory is a `tempfile` folder,
-/// removed on return (kept when `DITTO_FORMAL_KEEP` is set).
+/// removed on return (kept in `DITTO_FORMAL_KEEP`, a folder, when it is set).
 ///
 /// Errors: a tool missing or failing (a property text Yosys rejects), a
 /// `[[name]]` the flattened design lacks, a log this code cannot read.
@@ -167,14 +167,20 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: boo
         return Err(SynthError::InvalidRequest(format!("proof name {:?}: use letters, digits, - and _", proof.name)));
     }
     let started = Instant::now();
-    let work = tempfile::Builder::new()
-        .prefix("ditto-prove-")
-        .tempdir()
-        .map_err(|err| SynthError::io("could not create a work directory", err))?;
-    // `DITTO_FORMAL_KEEP=1` keeps the work folder (the flattened design, the
-    // Yosys scripts' logs) for whoever is writing properties.
+    // `DITTO_FORMAL_KEEP=DIR` keeps the work folder (the flattened design,
+    // the Yosys scripts' logs) in DIR for whoever is writing properties. It
+    // must be a folder of its own: `ditto` removes its scratch folder, the
+    // default temporary directory of everything it runs, when it exits.
+    let keep_in = std::env::var_os("DITTO_FORMAL_KEEP").map(PathBuf::from);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("ditto-prove-");
+    let work = match &keep_in {
+        Some(parent) => fs::create_dir_all(parent).and_then(|()| builder.tempdir_in(parent)),
+        None => builder.tempdir(),
+    }
+    .map_err(|err| SynthError::io("could not create a work directory", err))?;
     let (_guard, kept);
-    let dir = if std::env::var_os("DITTO_FORMAL_KEEP").is_some() {
+    let dir = if keep_in.is_some() {
         kept = work.keep();
         eprintln!("{}: work folder {}", proof.name, kept.display());
         kept.as_path()
