@@ -14,6 +14,9 @@ use crate::HostError;
 #[derive(Debug, Clone, Serialize)]
 pub struct ProofOutcome {
     pub module: String,
+    /// The proof's parameters (`F_*`: sizes and bounds the properties
+    /// state; a state numbering passed in is left out).
+    pub parameters: Vec<(String, u64)>,
     #[serde(flatten)]
     pub report: ProofReport,
     pub planted: Vec<PlantedOutcome>,
@@ -89,7 +92,13 @@ fn run_one(spec: &ProofSpec, planted: bool, waveform_dir: &Path) -> Result<Proof
             outcomes.push(run_planted(spec, bug, &design, waveform_dir)?);
         }
     }
-    Ok(ProofOutcome { module: spec.module.to_owned(), report, planted: outcomes })
+    let parameters = spec
+        .params
+        .iter()
+        .filter(|(name, _)| name.starts_with("F_"))
+        .map(|&(name, value)| (name.to_owned(), value))
+        .collect();
+    Ok(ProofOutcome { module: spec.module.to_owned(), parameters, report, planted: outcomes })
 }
 
 fn run_planted(
@@ -118,6 +127,10 @@ pub fn lines(outcome: &ProofOutcome) -> Vec<String> {
         format!("  {}", outcome.module),
         format!("  properties: {}", r.properties.join(", ")),
     ];
+    if !outcome.parameters.is_empty() {
+        let shown: Vec<String> = outcome.parameters.iter().map(|(name, value)| format!("{name} = {value}")).collect();
+        lines.insert(2, format!("  parameters: {}", shown.join(", ")));
+    }
     for cover in &r.covers {
         lines.push(format!("  cover {}: {}", cover.name, cover.verdict));
     }

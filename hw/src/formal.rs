@@ -59,6 +59,9 @@ impl PlantedBug {
 
 const FIFO_PROPERTIES: &str = include_str!("../formal/fifo.v");
 const LOCK_PROPERTIES: &str = include_str!("../formal/lock_table.v");
+/// The waiting bound builds on the lock table's names and invariants.
+const LOCK_WAIT_PROPERTIES: &str =
+    concat!(include_str!("../formal/lock_table.v"), include_str!("../formal/lock_wait.v"));
 const UART_PROPERTIES: &str = include_str!("../formal/uart_link.v");
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
@@ -299,6 +302,48 @@ const FTL_REFCOUNT_BUGS: &[PlantedBug] = &[
     },
 ];
 
+/// The memory the waiting bound assumes: a port accepts a request within
+/// this many clocks...
+const LOCK_WAIT_READY: u64 = 2;
+/// ...and answers one of an FSM's outstanding reads within this many.
+const LOCK_WAIT_LATENCY: u64 = 3;
+
+/// The clocks a command waits for its bucket at most, with that memory (the
+/// derivation is `hw/formal/lock_wait.v`'s ranking function, and the proof
+/// checks this bound against it). The older command's LOCK_SETTLE and LOCK,
+/// its hold (the metadata read; a walk of eight ways, each request and
+/// answer at most the slower of the two bounds; eight verify reads, each a
+/// request, an answer and the registered compare; the hit's decision and
+/// three writes), and two clocks for the registered verdict.
+pub const fn lock_wait_bound() -> u64 {
+    let slow = if LOCK_WAIT_READY > LOCK_WAIT_LATENCY { LOCK_WAIT_READY } else { LOCK_WAIT_LATENCY };
+    let verify = LOCK_WAIT_READY + LOCK_WAIT_LATENCY + 1;
+    let after_hit = 2 + 3 * LOCK_WAIT_READY;
+    let classify = 2 + 16 * slow + 8 * verify + after_hit;
+    let hold = LOCK_WAIT_READY + LOCK_WAIT_LATENCY + classify;
+    3 + hold + 2
+}
+
+const LOCK_WAIT_PARAMS: &[(&str, u64)] =
+    &[("F_READY", LOCK_WAIT_READY), ("F_LATENCY", LOCK_WAIT_LATENCY), ("F_WAIT", lock_wait_bound())];
+
+const LOCK_WAIT_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "sticky-block",
+        what: "an FSM blocked in LOCK stays blocked after the older command releases the bucket",
+        find: "blocked_r$d = blocked;",
+        replace: "blocked_r$d = blocked | (blocked_r$q & state$q[32'h1]);",
+        breaks: &["progress", "wait_budget", "wait_bound"],
+    },
+    PlantedBug {
+        name: "release-on-collect",
+        what: "a finished command keeps its bucket until its response is collected, which the host may delay",
+        find: "active = ~state$q[32'h0] & ~state$q[32'hd];",
+        replace: "active = ~state$q[32'h0];",
+        breaks: &["progress", "active"],
+    },
+];
+
 /// Every proof, in the order `ditto prove` runs them.
 pub fn proofs() -> Vec<ProofSpec> {
     vec![
@@ -319,6 +364,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             params: &[],
             max_depth: 16,
             planted: LOCK_BUGS,
+        },
+        ProofSpec {
+            name: "lock-wait",
+            module: "FpIndex<2> over 4 buckets, memory answering within bounds: the lock's waiting bound",
+            design: index_2_fsms,
+            properties: LOCK_WAIT_PROPERTIES,
+            params: LOCK_WAIT_PARAMS,
+            max_depth: 40,
+            planted: LOCK_WAIT_BUGS,
         },
         ProofSpec {
             name: "uart-link",
