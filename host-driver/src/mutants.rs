@@ -24,7 +24,7 @@ use ditto_sim::hasher::{sha1_of, HashError, HasherSim, Page, Stalls};
 use ditto_sim::index::{IndexError, IndexSetup, IndexSim, MemTiming, Traffic};
 use ditto_sim::shim::{parse_ports, Port};
 use ditto_sim::{Model, SimError};
-use ditto_synth::formal::{search_counterexample, Proof, Verdict};
+use ditto_synth::formal::{equivalent_under_properties, search_counterexample, Proof, Verdict};
 use ditto_synth::mutants::{self as mutate, Equivalence, Mutation, SELECTOR, SELECTOR_WIDTH};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -209,6 +209,10 @@ pub enum Decider {
     EquivalenceProof,
     /// A random co-run with the design: its outputs differed.
     CoRun,
+    /// Induction beside the design, with a proof's properties (proven of
+    /// every reachable state) assumed of the design: equivalent in every
+    /// state they allow, in the proof's environment.
+    PropertyInduction,
     /// The bounded miter, after the co-run found no difference.
     Miter,
 }
@@ -218,6 +222,7 @@ impl std::fmt::Display for Decider {
         f.write_str(match self {
             Decider::EquivalenceProof => "by the equivalence proof",
             Decider::CoRun => "in a random co-run with the design",
+            Decider::PropertyInduction => "by induction beside the design, under its proof's properties",
             Decider::Miter => "by the miter, after a random co-run found no difference",
         })
     }
@@ -264,7 +269,7 @@ pub struct TargetReport {
 }
 
 impl TargetReport {
-    fn new(target: &Target, seed: u64, outcomes: Vec<MutantOutcome>, build: f64, run: f64) -> Self {
+    pub(crate) fn new(target: &Target, seed: u64, outcomes: Vec<MutantOutcome>, build: f64, run: f64) -> Self {
         let count = |f: fn(&Fate) -> bool| outcomes.iter().filter(|o| f(&o.fate)).count();
         let killed_by_suite = count(|f| matches!(f, Fate::KilledBySuite { .. }));
         let killed_by_proof = count(|f| matches!(f, Fate::KilledByProof { .. }));
@@ -411,15 +416,15 @@ fn judge(
     if mutate::proven_equivalent(design, mutation, seconds)? {
         return Ok(outcome(Fate::Survived { equivalence: Equivalence::Proven, decided_by: Decider::EquivalenceProof }));
     }
-    if !target.proofs.is_empty() {
-        let mutant = mutate::with_one(design, mutation)?;
+    let mutant = if target.proofs.is_empty() { None } else { Some(mutate::with_one(design, mutation)?) };
+    if let Some(mutant) = &mutant {
         for proof_name in target.proofs {
             let spec =
                 ditto_hw::formal::proofs().into_iter().find(|p| p.name == *proof_name).expect("the proof exists");
             let name = format!("{}_mutant_{}", spec.name, mutation.id);
             let proof = Proof {
                 name: &name,
-                design: &mutant,
+                design: mutant,
                 properties: spec.properties,
                 params: spec.params,
                 max_depth: spec.max_depth,
@@ -435,6 +440,27 @@ fn judge(
             equivalence: Equivalence::Differs { step: cycle as u32 },
             decided_by: Decider::CoRun,
         }));
+    }
+    // Equivalent in every state the design's proven properties allow: the
+    // changes that only unreachable states see, which the cut cannot judge.
+    if let Some(mutant) = &mutant {
+        for proof_name in target.proofs {
+            let spec =
+                ditto_hw::formal::proofs().into_iter().find(|p| p.name == *proof_name).expect("the proof exists");
+            let proof = Proof {
+                name: spec.name,
+                design,
+                properties: spec.properties,
+                params: spec.params,
+                max_depth: spec.max_depth,
+            };
+            if equivalent_under_properties(&proof, mutant, depth, seconds)? {
+                return Ok(outcome(Fate::Survived {
+                    equivalence: Equivalence::Proven,
+                    decided_by: Decider::PropertyInduction,
+                }));
+            }
+        }
     }
     let equivalence = mutate::output_difference(design, mutation, depth, seconds)?;
     Ok(outcome(Fate::Survived { equivalence, decided_by: Decider::Miter }))

@@ -167,27 +167,8 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: boo
         return Err(SynthError::InvalidRequest(format!("proof name {:?}: use letters, digits, - and _", proof.name)));
     }
     let started = Instant::now();
-    // `DITTO_FORMAL_KEEP=DIR` keeps the work folder (the flattened design,
-    // the Yosys scripts' logs) in DIR for whoever is writing properties. It
-    // must be a folder of its own: `ditto` removes its scratch folder, the
-    // default temporary directory of everything it runs, when it exits.
-    let keep_in = std::env::var_os("DITTO_FORMAL_KEEP").map(PathBuf::from);
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("ditto-prove-");
-    let work = match &keep_in {
-        Some(parent) => fs::create_dir_all(parent).and_then(|()| builder.tempdir_in(parent)),
-        None => builder.tempdir(),
-    }
-    .map_err(|err| SynthError::io("could not create a work directory", err))?;
-    let (_guard, kept);
-    let dir = if keep_in.is_some() {
-        kept = work.keep();
-        eprintln!("{}: work folder {}", proof.name, kept.display());
-        kept.as_path()
-    } else {
-        _guard = work;
-        _guard.path()
-    };
+    let work = WorkDir::new("ditto-prove-", proof.name)?;
+    let dir = work.path();
     write(&dir.join("design.v"), proof.design)?;
     run_yosys(
         dir,
@@ -263,6 +244,218 @@ fn check(proof: &Proof<'_>, waveform_dir: &Path, search: Search, covers_too: boo
         covers: cover_reports,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// A proof's work folder: a `tempfile` folder, removed when dropped, or,
+/// with `DITTO_FORMAL_KEEP=DIR`, kept in DIR (the flattened design, the
+/// Yosys scripts' logs) for whoever is writing properties. DIR must be a
+/// folder of its own: `ditto` removes its scratch folder, the default
+/// temporary directory of everything it runs, when it exits.
+struct WorkDir {
+    _removed: Option<tempfile::TempDir>,
+    path: PathBuf,
+}
+
+impl WorkDir {
+    fn new(prefix: &str, what: &str) -> Result<WorkDir, SynthError> {
+        let keep_in = std::env::var_os("DITTO_FORMAL_KEEP").map(PathBuf::from);
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(prefix);
+        let work = match &keep_in {
+            Some(parent) => fs::create_dir_all(parent).and_then(|()| builder.tempdir_in(parent)),
+            None => builder.tempdir(),
+        }
+        .map_err(|err| SynthError::io("could not create a work directory", err))?;
+        if keep_in.is_some() {
+            let path = work.keep();
+            eprintln!("{what}: work folder {}", path.display());
+            Ok(WorkDir { _removed: None, path })
+        } else {
+            Ok(WorkDir { path: work.path().to_owned(), _removed: Some(work) })
+        }
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Whether `mutant` (the proof's design with one change, flattened, top
+/// `top`, as `mutants::with_one` writes it) behaves as the design does in
+/// every state the proof's properties allow, proven by induction: the
+/// design, with its properties as assumptions (they are proven of every
+/// reachable state), runs beside the mutant on the same inputs, and every
+/// register of the design is asserted equal to the mutant's signal of that
+/// name, and every output equal while the properties are in force (after
+/// the first clock, out of reset). With registers equal at the start (the
+/// mutation changes no initial value; registers with none start at zero
+/// in both), induction shows they stay equal, so no test can tell the two
+/// apart in the proof's environment. It proves mutants that change only
+/// unreachable states, which the cut cannot judge; a mutant whose
+/// registers part while its outputs agree is not proven. False when not
+/// proven within `seconds` or `depth` steps, or when the two cannot be
+/// paired (their ports differ).
+pub fn equivalent_under_properties(
+    proof: &Proof<'_>,
+    mutant: &str,
+    depth: u32,
+    seconds: u32,
+) -> Result<bool, SynthError> {
+    YOSYS.ensure_installed()?;
+    let work = WorkDir::new("ditto-mutant-pair-", proof.name)?;
+    let dir = work.path();
+    write(&dir.join("design.v"), proof.design)?;
+    write(&dir.join("mutant.v"), mutant)?;
+    run_yosys(
+        dir,
+        "flatten.log",
+        "read_verilog design.v; hierarchy -check -top top; proc; flatten; opt_clean; write_verilog -noattr flat.v; \
+         design -reset; read_verilog mutant.v; hierarchy -top top; proc; flatten; opt_clean; rename top gate; \
+         write_verilog -noattr gate.v",
+    )?;
+    let flat = read(&dir.join("flat.v"))?;
+    let gate = read(&dir.join("gate.v"))?;
+    let assumed = property_body(proof, &flat)?.replace("assert(ok_", "assume(ok_");
+    let Some(pair) = pair_text(&flat, &assumed, &gate) else {
+        return Ok(false);
+    };
+    write(&dir.join("pair.v"), &pair)?;
+    let script = format!(
+        "read_verilog -formal -noautowire pair.v; hierarchy -top pair; proc; flatten; memory_map; opt -fast; \
+         sat -tempinduct -tempinduct-def -prove-asserts -set-assumes -set-init-zero -set-def-inputs \
+         -maxsteps {depth} pair"
+    );
+    match run_yosys_for(dir, "pair.log", &script, Duration::from_secs(seconds.into())) {
+        // A pair Yosys cannot build (a mutated memory port) is not proven.
+        Err(SynthError::ToolFailed { .. }) => Ok(false),
+        other => Ok(other?.is_some_and(|log| log.contains("Induction step proven: SUCCESS!"))),
+    }
+}
+
+/// The ports of a module `write_verilog` wrote: (direction, width, name).
+fn ports(module: &str) -> Vec<(&'static str, String, String)> {
+    let mut found = Vec::new();
+    for line in module.lines() {
+        let line = line.trim();
+        for direction in ["input", "output"] {
+            if let Some(rest) = line.strip_prefix(direction).and_then(|r| r.strip_prefix(' ')) {
+                let rest = rest.trim_end_matches(';').trim();
+                let (width, name) = match rest.strip_prefix('[') {
+                    Some(ranged) => match ranged.split_once(']') {
+                        Some((range, name)) => (format!("[{range}]"), name.trim().to_owned()),
+                        None => continue,
+                    },
+                    None => (String::new(), rest.to_owned()),
+                };
+                found.push((direction, width, name));
+            }
+        }
+    }
+    found
+}
+
+/// The registers a flattened module declares (`reg [w:0] \name = init;`),
+/// as (width, name), memories (arrays) left out.
+fn registers(module: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for line in module.lines() {
+        let Some(rest) = line.trim().strip_prefix("reg ") else { continue };
+        let (width, rest) = match rest.strip_prefix('[') {
+            Some(ranged) => match ranged.split_once(']') {
+                Some((range, rest)) => (format!("[{range}]"), rest.trim()),
+                None => continue,
+            },
+            None => (String::new(), rest.trim()),
+        };
+        // An escaped name ends at a space; a plain one at a space, `=` or `;`.
+        let name: String = if rest.starts_with('\\') {
+            rest.split(' ').next().unwrap_or("").to_owned()
+        } else {
+            rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect()
+        };
+        let after = rest[name.len()..].trim_start();
+        if !name.is_empty() && (after.starts_with('=') || after.starts_with(';')) {
+            found.push((width, name));
+        }
+    }
+    found
+}
+
+/// The design (with `assumed` placed in it) as module `gold` and the mutant
+/// as `gate`, each with its registers exposed as `eq_K`, side by side in
+/// `pair`; `None` when their ports differ.
+fn pair_text(flat: &str, assumed: &str, gate: &str) -> Option<String> {
+    let gold_ports = ports(flat);
+    if gold_ports != ports(gate) {
+        return None;
+    }
+    // Registers of the design that the mutant has a signal of that name
+    // for (the property text's own registers are not the design's).
+    let compared: Vec<(String, String)> = registers(flat)
+        .into_iter()
+        .filter(|(_, name)| gate.contains(&format!("{name} ")) || gate.contains(&format!("{name};")))
+        .collect();
+    let eq_ports: String = (0..compared.len()).map(|k| format!("eq_{k}, ")).collect();
+    let eq_decls: String = compared
+        .iter()
+        .enumerate()
+        .map(|(k, (width, name))| format!("  output {width} eq_{k};\n  assign eq_{k} = {name} ;\n"))
+        .collect();
+    let expose = |text: &str, module: &str, extra_ports: &str, extra_decls: &str| -> Option<String> {
+        let header = text.find("module top(")?;
+        let end = text.rfind("endmodule")?;
+        Some(format!(
+            "{}module {module}({extra_ports}{eq_ports}{}{extra_decls}{eq_decls}{}",
+            &text[..header],
+            &text[header + "module top(".len()..end],
+            &text[end..]
+        ))
+    };
+    let gold = expose(
+        &format!("{}{assumed}\n{}", &flat[..flat.rfind("endmodule")?], &flat[flat.rfind("endmodule")?..]),
+        "gold",
+        "eq_guard, ",
+        "  output eq_guard;\n  assign eq_guard = f_past_valid && !reset;\n",
+    )?;
+    let gate = expose(&gate.replacen("module gate(", "module top(", 1), "gate", "", "")?;
+    let mut pair = String::from("module pair(");
+    let inputs: Vec<&(&str, String, String)> = gold_ports.iter().filter(|p| p.0 == "input").collect();
+    pair.push_str(&inputs.iter().map(|p| p.2.as_str()).collect::<Vec<_>>().join(", "));
+    pair.push_str(");\n  wire eq_guard;\n");
+    for (_, width, name) in &inputs {
+        pair.push_str(&format!("  input {width} {name};\n"));
+    }
+    let mut compared_outputs: Vec<(String, String, bool)> = Vec::new();
+    for (direction, width, name) in &gold_ports {
+        if *direction == "output" {
+            compared_outputs.push((width.clone(), name.clone(), true));
+        }
+    }
+    for (k, (width, _)) in compared.iter().enumerate() {
+        compared_outputs.push((width.clone(), format!("eq_{k}"), false));
+    }
+    let mut gold_links = vec![".eq_guard(eq_guard)".to_owned()];
+    let mut gate_links = Vec::new();
+    for (_, _, name) in &inputs {
+        gold_links.push(format!(".{name}({name})"));
+        gate_links.push(format!(".{name}({name})"));
+    }
+    for (width, name, _) in &compared_outputs {
+        pair.push_str(&format!("  wire {width} gold_{name}, gate_{name};\n"));
+        gold_links.push(format!(".{name}(gold_{name})"));
+        gate_links.push(format!(".{name}(gate_{name})"));
+    }
+    pair.push_str(&format!(
+        "  gold g({});\n  gate m({});\n  always @* begin\n",
+        gold_links.join(", "),
+        gate_links.join(", ")
+    ));
+    for (_, name, guarded) in &compared_outputs {
+        let guard = if *guarded { "if (eq_guard) " } else { "" };
+        pair.push_str(&format!("    {guard}assert(gold_{name} == gate_{name});\n"));
+    }
+    pair.push_str("  end\nendmodule\n");
+    Some(format!("{gold}\n{gate}\n{pair}"))
 }
 
 /// The property text as Verilog: parameters first, `[[name]]` escaped.
@@ -634,5 +827,37 @@ endmodule
         let err =
             prove(&counter_proof("wire ok_x = [[nowhere.q]] == 0; always @* assert(ok_x);"), waves.path()).unwrap_err();
         assert!(err.to_string().contains("[[nowhere.q]]"), "{err}");
+    }
+
+    const SMALL_COUNTER: &str = "module top(input clock, input reset, output out);
+    reg [7:0] count = 0;
+    always @(posedge clock) if (reset || count == 5) count <= 0; else count <= count + 1;
+    assign out = count[0];
+endmodule
+";
+    const BOUNDED: &str = "reg f_past_valid = 1'b0; always @(posedge clock) f_past_valid <= 1'b1;
+always @* if (!f_past_valid) assume(reset);
+wire ok_bounded = count <= 5; always @* if (f_past_valid && !reset) assert(ok_bounded);";
+
+    fn small_counter_mutant(out: &str) -> String {
+        SMALL_COUNTER.replace("assign out = count[0];", &format!("assign out = {out};"))
+    }
+
+    #[test]
+    fn a_mutant_that_differs_only_where_the_properties_never_go_is_proven_equivalent() {
+        let proof = Proof { name: "small", design: SMALL_COUNTER, properties: BOUNDED, params: &[], max_depth: 4 };
+        // Bit 7 is set only in counts above 127, which the bound excludes.
+        let unreachable_only = small_counter_mutant("count[7] ? ~count[0] : count[0]");
+        assert!(equivalent_under_properties(&proof, &unreachable_only, 4, 60).unwrap());
+        // Without the bound, an induction of 4 steps cannot exclude them
+        // (they follow a chain of 122 counts that no run reaches).
+        let trivial = BOUNDED.replace("count <= 5", "1'b1");
+        let unbounded = Proof { properties: &trivial, ..proof };
+        assert!(!equivalent_under_properties(&unbounded, &unreachable_only, 4, 60).unwrap());
+        // A mutant that differs in reachable states is never proven.
+        let differs = small_counter_mutant("count[1]");
+        assert!(!equivalent_under_properties(&proof, &differs, 4, 60).unwrap());
+        let differs_late = small_counter_mutant("count == 4 ? ~count[0] : count[0]");
+        assert!(!equivalent_under_properties(&proof, &differs_late, 4, 60).unwrap());
     }
 }
