@@ -21,6 +21,8 @@ pub enum FiguresError {
     NoMarkers { path: String },
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    #[error("{path}: its mutation table was made by `{made_by}`, not `{command}`: run those options, or every module")]
+    OtherMutantsRun { path: String, made_by: String, command: String },
 }
 
 /// What `ditto synth --block core` (the default) gave: a placed design, or the logic
@@ -274,42 +276,118 @@ pub const MUTANTS_END: &str = "<!-- mutants:end -->";
 /// The mutation table: one row per module, then every survivor that is
 /// not proven equivalent.
 pub fn render_mutants(reports: &[crate::mutants::TargetReport], command: &str) -> String {
-    use crate::mutants::Fate;
-    let mut md = String::new();
-    writeln!(md, "{MUTANTS_BEGIN}").unwrap();
-    writeln!(md, "\nMutants of the emitted Verilog (`{command}`):\n").unwrap();
-    writeln!(md, "| module | mutants | killed by the suite | killed by a proof | survived | of which proven equivalent | killed, of the rest | model build | run |").unwrap();
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
-    for r in reports {
-        writeln!(
-            md,
-            "| `{}` | {} | {} | {} | {} | {} | {:.1}% | {:.0} s | {:.0} s |",
-            r.name,
-            r.mutants,
-            r.killed_by_suite,
-            r.killed_by_proof,
-            r.survived,
-            r.equivalent,
-            r.score_percent,
-            r.build_seconds,
-            r.run_seconds
-        )
-        .unwrap();
+    let (rows, survivors) = mutants_lines(reports);
+    mutants_block(command, &rows, &survivors)
+}
+
+/// The block of `readme` with the rows and survivors of the modules in
+/// `reports` replaced by theirs and every other module's kept, in `order`
+/// (a run of some modules updates theirs alone). The block must have been
+/// made with `command`'s options, else its rows would not compare.
+pub fn merge_mutants(
+    readme: &Path,
+    reports: &[crate::mutants::TargetReport],
+    command: &str,
+    order: &[&str],
+) -> Result<String, FiguresError> {
+    let existing = existing_mutants_block(readme, command)?;
+    let (old_rows, old_survivors) = (module_lines(&existing, "| `"), module_lines(&existing, "- `"));
+    let (new_rows, new_survivors) = mutants_lines(reports);
+    let rerun: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
+    let pick = |old: &[(String, String)], new: &[(String, String)]| -> ModuleLines {
+        order
+            .iter()
+            .flat_map(|module| {
+                let source = if rerun.contains(module) { new } else { old };
+                source.iter().filter(move |(name, _)| name == module).cloned()
+            })
+            .collect()
+    };
+    Ok(mutants_block(command, &pick(&old_rows, &new_rows), &pick(&old_survivors, &new_survivors)))
+}
+
+/// The mutation block of `readme`, checked to be `command`'s: an error
+/// (before any work, if called first) when the file has none or another
+/// command made it.
+pub fn existing_mutants_block(readme: &Path, command: &str) -> Result<String, FiguresError> {
+    let name = readme.display().to_string();
+    let text = std::fs::read_to_string(readme).map_err(|source| FiguresError::Io { path: name.clone(), source })?;
+    let start = text.find("<!-- mutants:begin").ok_or(FiguresError::NoMarkers { path: name.clone() })?;
+    let end = text[start..].find(MUTANTS_END).ok_or(FiguresError::NoMarkers { path: name.clone() })?;
+    let block = &text[start..start + end];
+    if !block.contains(&format!("(`{command}`)")) {
+        let made_by = block
+            .split_once("(`")
+            .and_then(|(_, rest)| rest.split_once("`)"))
+            .map_or("an unknown command", |(made_by, _)| made_by)
+            .to_owned();
+        return Err(FiguresError::OtherMutantsRun { path: name, made_by, command: command.to_owned() });
     }
-    let open: Vec<String> = reports
+    Ok(block.to_owned())
+}
+
+/// The lines of `block` that start with `prefix` followed by a module's
+/// name and a backtick, as (module, line).
+fn module_lines(block: &str, prefix: &str) -> ModuleLines {
+    block
+        .lines()
+        .filter_map(|line| {
+            let name = line.strip_prefix(prefix)?.split('`').next()?;
+            Some((name.to_owned(), line.to_owned()))
+        })
+        .collect()
+}
+
+/// Lines of the mutation table, each with its module's name.
+type ModuleLines = Vec<(String, String)>;
+
+/// Each report's table row and its survivors not proven equivalent.
+fn mutants_lines(reports: &[crate::mutants::TargetReport]) -> (ModuleLines, ModuleLines) {
+    use crate::mutants::Fate;
+    let rows = reports
+        .iter()
+        .map(|r| {
+            let row = format!(
+                "| `{}` | {} | {} | {} | {} | {} | {:.1}% | {:.0} s | {:.0} s |",
+                r.name,
+                r.mutants,
+                r.killed_by_suite,
+                r.killed_by_proof,
+                r.survived,
+                r.equivalent,
+                r.score_percent,
+                r.build_seconds,
+                r.run_seconds
+            );
+            (r.name.clone(), row)
+        })
+        .collect();
+    let survivors = reports
         .iter()
         .flat_map(|r| {
             r.outcomes.iter().filter_map(move |o| match &o.fate {
                 Fate::Survived { equivalence, decided_by } if !o.equivalent() => {
-                    Some(format!("- `{}` {}: {equivalence}, {decided_by}", r.name, o.description))
+                    Some((r.name.clone(), format!("- `{}` {}: {equivalence}, {decided_by}", r.name, o.description)))
                 }
                 _ => None,
             })
         })
         .collect();
-    if !open.is_empty() {
+    (rows, survivors)
+}
+
+fn mutants_block(command: &str, rows: &[(String, String)], survivors: &[(String, String)]) -> String {
+    let mut md = String::new();
+    writeln!(md, "{MUTANTS_BEGIN}").unwrap();
+    writeln!(md, "\nMutants of the emitted Verilog (`{command}`):\n").unwrap();
+    writeln!(md, "| module | mutants | killed by the suite | killed by a proof | survived | of which proven equivalent | killed, of the rest | model build | run |").unwrap();
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
+    for (_, row) in rows {
+        writeln!(md, "{row}").unwrap();
+    }
+    if !survivors.is_empty() {
         writeln!(md, "\nSurvivors not proven equivalent:\n").unwrap();
-        for line in open {
+        for (_, line) in survivors {
             writeln!(md, "{line}").unwrap();
         }
     }
@@ -382,6 +460,35 @@ fn render_core(md: &mut String, runs: &[CoreBench]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_of_some_modules_replaces_their_rows_and_keeps_the_others() {
+        let command = "ditto mutants --count 20 --seed 1 --depth 8 --equivalence-seconds 180";
+        let old = format!(
+            "intro\n{MUTANTS_BEGIN}\n\nMutants of the emitted Verilog (`{command}`):\n\n| module | a |\n|---|---|\n\
+             | `fifo` | old fifo |\n| `uart-link` | old uart |\n\nSurvivors not proven equivalent:\n\n\
+             - `uart-link` #12 old survivor\n- `ftl-cu` #11 kept survivor\n\n{MUTANTS_END}\noutro\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let readme = dir.path().join("README.md");
+        std::fs::write(&readme, &old).unwrap();
+        let uart = crate::mutants::targets().into_iter().find(|t| t.name == "uart-link").unwrap();
+        let rerun = [crate::mutants::TargetReport::new(&uart, 1, Vec::new(), 6.0, 12.0)];
+        let names = crate::mutants::names();
+        let block = merge_mutants(&readme, &rerun, command, &names).unwrap();
+        assert!(block.contains("| `fifo` | old fifo |"), "{block}");
+        assert!(block.contains("| `uart-link` | 0 | 0 | 0 | 0 | 0 | 100.0% | 6 s | 12 s |"), "{block}");
+        assert!(!block.contains("old uart") && !block.contains("old survivor"), "{block}");
+        assert!(block.contains("- `ftl-cu` #11 kept survivor"), "{block}");
+        assert!(block.find("`fifo`").unwrap() < block.find("`uart-link`").unwrap(), "{block}");
+        update_mutants_file(&readme, &block).unwrap();
+        let updated = std::fs::read_to_string(&readme).unwrap();
+        assert!(updated.starts_with("intro\n") && updated.ends_with("\noutro\n"), "{updated}");
+        // A table made with other options is not merged into.
+        let other = "ditto mutants --count 5 --seed 1 --depth 8 --equivalence-seconds 180";
+        let err = merge_mutants(&readme, &rerun, other, &names).unwrap_err();
+        assert!(err.to_string().contains("--count 20"), "{err}");
+    }
 
     #[test]
     fn replace_block_keeps_the_text_around_it() {

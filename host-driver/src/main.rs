@@ -854,6 +854,22 @@ fn run(command: Command) -> Result<()> {
                 }
                 return Ok(());
             }
+            // The table's command line, and what an update may do, checked
+            // before any work: a run of some modules replaces their rows in
+            // a table made with the same options; one of chosen mutants
+            // makes no row at all.
+            let command = format!(
+                "ditto mutants --count {count} --seed {seed} --depth {depth} --equivalence-seconds {equivalence_seconds}"
+            );
+            let every_module = modules.is_empty() || mutants::names().iter().all(|n| modules.iter().any(|m| m == n));
+            if let Some(path) = &update {
+                if !chosen.is_empty() {
+                    bail!("--update writes whole modules' rows: drop --mutant");
+                }
+                if !every_module {
+                    ditto_host::figures::existing_mutants_block(path, &command)?;
+                }
+            }
             let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
             let request = mutants::MutantsRequest {
                 only: modules,
@@ -893,13 +909,12 @@ fn run(command: Command) -> Result<()> {
                 }
             }
             if let Some(path) = update {
-                let command = format!(
-                    "ditto mutants --count {count} --seed {seed} --depth {depth} --equivalence-seconds {equivalence_seconds}"
-                );
-                ditto_host::figures::update_mutants_file(
-                    &path,
-                    &ditto_host::figures::render_mutants(&reports, &command),
-                )?;
+                let block = if every_module {
+                    ditto_host::figures::render_mutants(&reports, &command)
+                } else {
+                    ditto_host::figures::merge_mutants(&path, &reports, &command, &mutants::names())?
+                };
+                ditto_host::figures::update_mutants_file(&path, &block)?;
                 println!("updated the mutation table in {}", path.display());
             }
         }

@@ -642,6 +642,31 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
 }
 
 #[test]
+fn a_mutation_table_update_that_would_not_compare_is_refused_before_any_work() {
+    let dir = temp_dir("mutants-update");
+    let readme = dir.join("README.md");
+    let command = "ditto mutants --count 20 --seed 1 --depth 8 --equivalence-seconds 180";
+    std::fs::write(
+        &readme,
+        format!("<!-- mutants:begin -->\n\nMutants (`{command}`):\n\n| `fifo` | 20 |\n\n<!-- mutants:end -->\n"),
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(&readme).unwrap();
+    let path = readme.to_str().unwrap();
+    let started = std::time::Instant::now();
+    let other_count = ditto(&["mutants", "--module", "fifo", "--count", "5", "--update", path]);
+    assert!(!other_count.status.success());
+    let err = String::from_utf8_lossy(&other_count.stderr);
+    assert!(err.contains("made by `ditto mutants --count 20") && err.contains("--count 5"), "{err}");
+    let one_mutant = ditto(&["mutants", "--module", "fifo", "--count", "20", "--mutant", "3", "--update", path]);
+    assert!(!one_mutant.status.success());
+    assert!(String::from_utf8_lossy(&one_mutant.stderr).contains("drop --mutant"));
+    // Refused up front: no model was built, the file is as it was.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(std::fs::read_to_string(&readme).unwrap(), before);
+}
+
+#[test]
 fn a_signal_stops_the_tools_and_leaves_no_temporary_file() {
     // `ditto mutants` runs Yosys and Verilator in work folders of its own;
     // SIGTERM in the middle must stop them and remove everything.
