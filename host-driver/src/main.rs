@@ -240,7 +240,9 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// Write the table into this Markdown file's mutants block.
+        /// Write the table into this Markdown file's mutants block (with
+        /// `--module`, only those modules' rows, in a table made with the
+        /// same options).
         #[arg(long)]
         update: Option<PathBuf>,
     },
