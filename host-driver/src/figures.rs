@@ -262,9 +262,15 @@ fn replace_block(text: &str, block: &str) -> Option<String> {
 }
 
 fn replace_marked(text: &str, begin: &str, end_marker: &str, block: &str) -> Option<String> {
-    let start = text.find(begin)?;
-    let end = start + text[start..].find(end_marker)? + end_marker.len();
+    let (start, end) = marked(text, begin, end_marker)?;
     Some(format!("{}{}{}", &text[..start], block, &text[end..]))
+}
+
+/// Where the block from the line starting `begin` to `end_marker` (both
+/// included) lies in `text`.
+fn marked(text: &str, begin: &str, end_marker: &str) -> Option<(usize, usize)> {
+    let start = text.find(begin)?;
+    Some((start, start + text[start..].find(end_marker)? + end_marker.len()))
 }
 
 /// The first line of the mutation table's block.
@@ -312,9 +318,9 @@ pub fn merge_mutants(
 pub fn existing_mutants_block(readme: &Path, command: &str) -> Result<String, FiguresError> {
     let name = readme.display().to_string();
     let text = std::fs::read_to_string(readme).map_err(|source| FiguresError::Io { path: name.clone(), source })?;
-    let start = text.find("<!-- mutants:begin").ok_or(FiguresError::NoMarkers { path: name.clone() })?;
-    let end = text[start..].find(MUTANTS_END).ok_or(FiguresError::NoMarkers { path: name.clone() })?;
-    let block = &text[start..start + end];
+    let (start, end) =
+        marked(&text, "<!-- mutants:begin", MUTANTS_END).ok_or(FiguresError::NoMarkers { path: name.clone() })?;
+    let block = &text[start..end];
     if !block.contains(&format!("(`{command}`)")) {
         let made_by = block
             .split_once("(`")

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use ditto_hw::config::{self, Config, CU, LARGE};
+use ditto_hw::formal::ProofSpec;
 use ditto_hw::index::model::IndexModel;
 use ditto_sim::built::BuiltModel;
 use ditto_sim::ditto_core::{CoreError, CoreSetup, CoreSim, HostTraffic};
@@ -24,7 +25,7 @@ use ditto_sim::hasher::{sha1_of, HashError, HasherSim, Page, Stalls};
 use ditto_sim::index::{IndexError, IndexSetup, IndexSim, MemTiming, Traffic};
 use ditto_sim::shim::{parse_ports, Port};
 use ditto_sim::{Model, SimError};
-use ditto_synth::formal::{equivalent_under_properties, search_counterexample, Proof, Verdict};
+use ditto_synth::formal::{equivalent_under_properties, search_counterexample, Verdict};
 use ditto_synth::mutants::{self as mutate, Equivalence, Mutation, SELECTOR, SELECTOR_WIDTH};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -32,6 +33,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::parallel::run_in_parallel;
+use crate::prove::proof;
 use crate::HostError;
 
 /// Why a suite failed: what it saw differ from the golden model.
@@ -416,20 +418,14 @@ fn judge(
     if mutate::proven_equivalent(design, mutation, seconds)? {
         return Ok(outcome(Fate::Survived { equivalence: Equivalence::Proven, decided_by: Decider::EquivalenceProof }));
     }
-    let mutant = if target.proofs.is_empty() { None } else { Some(mutate::with_one(design, mutation)?) };
+    let all = ditto_hw::formal::proofs();
+    let specs: Vec<&ProofSpec> =
+        target.proofs.iter().map(|name| all.iter().find(|p| p.name == *name).expect("the proof exists")).collect();
+    let mutant = if specs.is_empty() { None } else { Some(mutate::with_one(design, mutation)?) };
     if let Some(mutant) = &mutant {
-        for proof_name in target.proofs {
-            let spec =
-                ditto_hw::formal::proofs().into_iter().find(|p| p.name == *proof_name).expect("the proof exists");
+        for &spec in &specs {
             let name = format!("{}_mutant_{}", spec.name, mutation.id);
-            let proof = Proof {
-                name: &name,
-                design: mutant,
-                properties: spec.properties,
-                params: spec.params,
-                max_depth: spec.max_depth,
-            };
-            let report = search_counterexample(&proof, &request.waveform_dir)?;
+            let report = search_counterexample(&proof(spec, mutant, &name), &request.waveform_dir)?;
             if let Verdict::Failed { step, properties, .. } = report.verdict {
                 return Ok(outcome(Fate::KilledByProof { proof: spec.name.to_owned(), properties, step }));
             }
@@ -444,17 +440,8 @@ fn judge(
     // Equivalent in every state the design's proven properties allow: the
     // changes that only unreachable states see, which the cut cannot judge.
     if let Some(mutant) = &mutant {
-        for proof_name in target.proofs {
-            let spec =
-                ditto_hw::formal::proofs().into_iter().find(|p| p.name == *proof_name).expect("the proof exists");
-            let proof = Proof {
-                name: spec.name,
-                design,
-                properties: spec.properties,
-                params: spec.params,
-                max_depth: spec.max_depth,
-            };
-            if equivalent_under_properties(&proof, mutant, depth, seconds)? {
+        for &spec in &specs {
+            if equivalent_under_properties(&proof(spec, design, spec.name), mutant, depth, seconds)? {
                 return Ok(outcome(Fate::Survived {
                     equivalence: Equivalence::Proven,
                     decided_by: Decider::PropertyInduction,

@@ -115,7 +115,8 @@ fn run_planted(
     Ok(PlantedOutcome { name: bug.name.to_owned(), what: bug.what.to_owned(), caught, verdict: report.verdict })
 }
 
-fn proof<'a>(spec: &'a ProofSpec, design: &'a str, name: &'a str) -> Proof<'a> {
+/// The proof `spec` describes, of `design` (its own, or a changed one), run as `name`.
+pub(crate) fn proof<'a>(spec: &'a ProofSpec, design: &'a str, name: &'a str) -> Proof<'a> {
     Proof { name, design, properties: spec.properties, params: spec.params, max_depth: spec.max_depth }
 }
 

@@ -92,49 +92,49 @@ localparam F_AFTER_HIT = 2 + 3 * F_READY;
 localparam F_CLASSIFY = 2 + 16 * F_SLOW + 8 * F_VERIFY + F_AFTER_HIT;
 localparam F_HOLD = F_READY + F_LATENCY + F_CLASSIFY;
 
-wire [9:0] f_rem0 =
-      f_state0[2] ? F_READY - f_tbl_refused + F_LATENCY + F_CLASSIFY
-    : f_state0[3] ? F_LATENCY - f_tbl_quiet0 + F_CLASSIFY
-    : f_state0[4] ? F_CLASSIFY
-    : f_state0[5] ? (f_pop8(f_issue0) + f_pop8(f_receive0)) * F_SLOW
-        - (f_issue_more0 ? f_tbl_refused : f_tbl_quiet0) + 1 + f_pop8(f_cands0 | f_receive0) * F_VERIFY + F_AFTER_HIT
-    : f_state0[6] ? F_READY - f_fp_refused + F_LATENCY + 1 + (f_pop8(f_cands0) - 1) * F_VERIFY + F_AFTER_HIT
-    : f_state0[7] ? (f_fp_seen0 ? 1 : F_LATENCY - f_fp_quiet0 + 1) + (f_pop8(f_cands0) - 1) * F_VERIFY + F_AFTER_HIT
-    : f_state0[8] ? F_AFTER_HIT
-    : f_state0[14] ? F_AFTER_HIT - 1
-    : f_state0[9] ? F_AFTER_HIT - 1
-    : f_state0[10] ? ([[fsms$0.write_way$q]] ? F_READY - f_tbl_refused : 1) + 2 * F_READY
-    : f_state0[11] ? ([[fsms$0.write_fp$q]] ? F_READY - f_fp_refused : 1) + F_READY
-    : f_state0[12] ? ([[fsms$0.write_meta$q]] ? F_READY - f_tbl_refused : 1)
-    : 0;
-wire [9:0] f_rem1 =
-      f_state1[2] ? F_READY - f_tbl_refused + F_LATENCY + F_CLASSIFY
-    : f_state1[3] ? F_LATENCY - f_tbl_quiet1 + F_CLASSIFY
-    : f_state1[4] ? F_CLASSIFY
-    : f_state1[5] ? (f_pop8(f_issue1) + f_pop8(f_receive1)) * F_SLOW
-        - (f_issue_more1 ? f_tbl_refused : f_tbl_quiet1) + 1 + f_pop8(f_cands1 | f_receive1) * F_VERIFY + F_AFTER_HIT
-    : f_state1[6] ? F_READY - f_fp_refused + F_LATENCY + 1 + (f_pop8(f_cands1) - 1) * F_VERIFY + F_AFTER_HIT
-    : f_state1[7] ? (f_fp_seen1 ? 1 : F_LATENCY - f_fp_quiet1 + 1) + (f_pop8(f_cands1) - 1) * F_VERIFY + F_AFTER_HIT
-    : f_state1[8] ? F_AFTER_HIT
-    : f_state1[14] ? F_AFTER_HIT - 1
-    : f_state1[9] ? F_AFTER_HIT - 1
-    : f_state1[10] ? ([[fsms$1.write_way$q]] ? F_READY - f_tbl_refused : 1) + 2 * F_READY
-    : f_state1[11] ? ([[fsms$1.write_fp$q]] ? F_READY - f_fp_refused : 1) + F_READY
-    : f_state1[12] ? ([[fsms$1.write_meta$q]] ? F_READY - f_tbl_refused : 1)
-    : 0;
+// One FSM's bound, from its state, its walk and verify registers, its
+// write plan and the environment's counters (its own, and the ports').
+function [9:0] f_hold_left(input [15:0] state, input [7:0] issue, input [7:0] receive, input [7:0] cands,
+        input issue_more, input fp_seen, input write_way, input write_fp, input write_meta,
+        input [7:0] tbl_quiet, input [7:0] fp_quiet, input [7:0] tbl_refused, input [7:0] fp_refused);
+    f_hold_left =
+          state[2] ? F_READY - tbl_refused + F_LATENCY + F_CLASSIFY
+        : state[3] ? F_LATENCY - tbl_quiet + F_CLASSIFY
+        : state[4] ? F_CLASSIFY
+        : state[5] ? (f_pop8(issue) + f_pop8(receive)) * F_SLOW
+            - (issue_more ? tbl_refused : tbl_quiet) + 1 + f_pop8(cands | receive) * F_VERIFY + F_AFTER_HIT
+        : state[6] ? F_READY - fp_refused + F_LATENCY + 1 + (f_pop8(cands) - 1) * F_VERIFY + F_AFTER_HIT
+        : state[7] ? (fp_seen ? 1 : F_LATENCY - fp_quiet + 1) + (f_pop8(cands) - 1) * F_VERIFY + F_AFTER_HIT
+        : state[8] ? F_AFTER_HIT
+        : state[14] ? F_AFTER_HIT - 1
+        : state[9] ? F_AFTER_HIT - 1
+        : state[10] ? (write_way ? F_READY - tbl_refused : 1) + 2 * F_READY
+        : state[11] ? (write_fp ? F_READY - fp_refused : 1) + F_READY
+        : state[12] ? (write_meta ? F_READY - tbl_refused : 1)
+        : 0;
+endfunction
+wire [9:0] f_rem0 = f_hold_left(f_state0, f_issue0, f_receive0, f_cands0, f_issue_more0, f_fp_seen0,
+    [[fsms$0.write_way$q]], [[fsms$0.write_fp$q]], [[fsms$0.write_meta$q]],
+    f_tbl_quiet0, f_fp_quiet0, f_tbl_refused, f_fp_refused);
+wire [9:0] f_rem1 = f_hold_left(f_state1, f_issue1, f_receive1, f_cands1, f_issue_more1, f_fp_seen1,
+    [[fsms$1.write_way$q]], [[fsms$1.write_fp$q]], [[fsms$1.write_meta$q]],
+    f_tbl_quiet1, f_fp_quiet1, f_tbl_refused, f_fp_refused);
 
 // Clocks a waiting FSM still waits, at most: through the older command on
 // its bucket (its wait, its hold) and two clocks more; with none, two.
+function [9:0] f_wait_left(input waits, input settling, input blocked_r, input older_on_bucket,
+        input older_holds, input [9:0] older_rem, input older_settling, input older_blocked_r);
+    f_wait_left = !waits ? 0
+        : !older_on_bucket ? (settling ? 2 : blocked_r ? 2 : 1)
+        : older_holds ? older_rem + 2
+        : (older_settling ? 3 : older_blocked_r ? 2 : 1) + F_HOLD + 2;
+endfunction
 wire f_older1_on0 = f_active1 && f_bucket1 == f_bucket0 && f_pos1 < f_pos0;
 wire f_older0_on1 = f_active0 && f_bucket0 == f_bucket1 && f_pos0 < f_pos1;
-wire [9:0] f_to_go0 = !f_waits0 ? 0
-    : !f_older1_on0 ? (f_state0[15] ? 2 : [[fsms$0.blocked_r$q]] ? 2 : 1)
-    : f_holds1 ? f_rem1 + 2
-    : (f_state1[15] ? 3 : [[fsms$1.blocked_r$q]] ? 2 : 1) + F_HOLD + 2;
-wire [9:0] f_to_go1 = !f_waits1 ? 0
-    : !f_older0_on1 ? (f_state1[15] ? 2 : [[fsms$1.blocked_r$q]] ? 2 : 1)
-    : f_holds0 ? f_rem0 + 2
-    : (f_state0[15] ? 3 : [[fsms$0.blocked_r$q]] ? 2 : 1) + F_HOLD + 2;
+wire [9:0] f_to_go0 = f_wait_left(f_waits0, f_state0[15], [[fsms$0.blocked_r$q]], f_older1_on0,
+    f_holds1, f_rem1, f_state1[15], [[fsms$1.blocked_r$q]]);
+wire [9:0] f_to_go1 = f_wait_left(f_waits1, f_state1[15], [[fsms$1.blocked_r$q]], f_older0_on1,
+    f_holds0, f_rem0, f_state0[15], [[fsms$0.blocked_r$q]]);
 
 // Clocks each FSM has waited for its current command.
 reg [9:0] f_wait_clocks0 = 0, f_wait_clocks1 = 0;

@@ -310,7 +310,7 @@ pub fn equivalent_under_properties(
         dir,
         "flatten.log",
         "read_verilog design.v; hierarchy -check -top top; proc; flatten; opt_clean; write_verilog -noattr flat.v; \
-         design -reset; read_verilog mutant.v; hierarchy -top top; proc; flatten; opt_clean; rename top gate; \
+         design -reset; read_verilog mutant.v; hierarchy -top top; proc; flatten; opt_clean; \
          write_verilog -noattr gate.v",
     )?;
     let flat = read(&dir.join("flat.v"))?;
@@ -412,12 +412,12 @@ fn pair_text(flat: &str, assumed: &str, gate: &str) -> Option<String> {
         ))
     };
     let gold = expose(
-        &format!("{}{assumed}\n{}", &flat[..flat.rfind("endmodule")?], &flat[flat.rfind("endmodule")?..]),
+        &with_text(flat, assumed)?,
         "gold",
         "eq_guard, ",
         "  output eq_guard;\n  assign eq_guard = f_past_valid && !reset;\n",
     )?;
-    let gate = expose(&gate.replacen("module gate(", "module top(", 1), "gate", "", "")?;
+    let gate = expose(gate, "gate", "", "")?;
     let mut pair = String::from("module pair(");
     let inputs: Vec<&(&str, String, String)> = gold_ports.iter().filter(|p| p.0 == "input").collect();
     pair.push_str(&inputs.iter().map(|p| p.2.as_str()).collect::<Vec<_>>().join(", "));
@@ -563,13 +563,18 @@ enum SatOutcome {
 /// its top module (the last one in the file). Returns the file's name and
 /// what it holds.
 fn write_with_text(dir: &Path, run: &str, flat: &str, text: &str) -> Result<(String, String), SynthError> {
-    let end = flat
-        .rfind("endmodule")
+    let source_text = with_text(flat, text)
         .ok_or_else(|| SynthError::Parse { path: dir.join("flat.v"), detail: "no endmodule".to_owned() })?;
     let source = format!("{run}.v");
-    let source_text = format!("{}{text}\n{}", &flat[..end], &flat[end..]);
     write(&dir.join(&source), &source_text)?;
     Ok((source, source_text))
+}
+
+/// The flattened design with `text` placed at the end of its top module
+/// (the last one in the file); `None` without one.
+fn with_text(flat: &str, text: &str) -> Option<String> {
+    let end = flat.rfind("endmodule")?;
+    Some(format!("{}{text}\n{}", &flat[..end], &flat[end..]))
 }
 
 /// Runs one `sat -tempinduct` on the flattened design with `text` placed in
