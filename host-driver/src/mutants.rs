@@ -151,7 +151,7 @@ pub fn targets() -> Vec<Target> {
         },
         Target {
             name: "ftl-large",
-            module: "the sequenced FTL controller, inside the large core",
+            module: "the state-machine FTL controller, inside the large core",
             design: || config::core_verilog(&LARGE),
             selection: "c:$flatten\\ftl.*",
             proofs: &[],

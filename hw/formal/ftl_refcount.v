@@ -1,4 +1,4 @@
-// Properties of the reference counts of the sequenced FTL controller
+// Properties of the reference counts of the state-machine FTL controller
 // (FtlController alone). The commands, the index's answers and the FTL
 // memory are left to the environment: memory may answer any read with any
 // word. The properties are therefore relative to what memory answers: each
@@ -24,16 +24,16 @@ always @* if (!f_past_valid) assume(reset);
 wire [62:0] f_config = {cfg_dev_bits, cfg_block_bits, cfg_page_bits, cfg_reserve, cfg_lpas, cfg_array_wide,
     cfg_refcount_max};
 reg [62:0] f_config_before = 0;
-reg f_reset_before = 1'b1, f_reset_2_before = 1'b1;
+reg f_reset_before = 1'b1;
 always @(posedge clock) begin
     f_config_before <= f_config;
     f_reset_before <= reset;
-    f_reset_2_before <= f_reset_before;
 end
 always @* assume(cfg_refcount_max != 0);
 always @* if (f_past_valid && !reset && !f_reset_before) assume(f_config == f_config_before);
 
 wire [6:0] f_state = [[state$q]];
+wire f_rmw_write = [[rmw_write$q]];
 localparam [3:0] F_REGION_PAGE = 4'h1, F_REGION_PIDS = 4'h9;
 wire f_read = mem_req_valid && mem_req_ready && !mem_req_write;
 wire f_write = mem_req_valid && mem_req_ready && mem_req_write;
@@ -76,10 +76,14 @@ end
 always @* if (!f_pending) assume(!mem_rsp_valid);
 always @* if (f_state == S_RReadPage && f_pending && mem_rsp_valid) assume(mem_rsp_rdata[63:52] != 0);
 
+// A PAGE word's fields (`layout.rs`): refcount[63:52], version[51:44],
+// has_entry[40], entry[39:24], ppa[23:0]; bits 43:41 are no field's.
+localparam [63:0] F_PAGE_FIELDS = 64'hfffff1ffffffffff;
 wire [11:0] f_old_count = f_page[63:52];
 wire [11:0] f_new_count = mem_req_wdata[63:52];
 wire f_same_record = f_seen && f_page_addr == mem_req_addr;
-wire f_rest_kept = mem_req_wdata[51:0] == f_page[51:0];
+wire [63:0] f_old_fields = f_page & F_PAGE_FIELDS;
+wire f_rest_kept = mem_req_wdata[51:0] == f_old_fields[51:0];
 
 // A hit adds one reference, only below the limit, to the record it read.
 wire ok_increment = !(f_page_write && f_state == S_WWriteHit)
@@ -91,55 +95,47 @@ wire ok_decrement = !(f_page_write && f_state == S_RDec)
 // the rest kept.
 wire ok_free_at_last = !(f_page_write && f_state == S_RFree)
     || (f_same_record && f_old_count == 12'h1 && f_new_count == 0
-        && mem_req_wdata[51:44] == f_page[51:44] + 8'h1 && mem_req_wdata[43:0] == f_page[43:0]);
-// Moving a page in garbage collection keeps its count, and so does
-// unlinking a saturated copy from its entry (the hit's record, bit 40
-// cleared).
-wire ok_count_kept = (!(f_page_write && f_state == S_GMoved) || (f_same_record && f_new_count == f_old_count))
-    && (!(f_page_write && f_state == S_WUnlinkSaturated)
-        || (mem_req_addr == {8'h10, [[erec$q]][23:0]} && mem_req_wdata == ([[hrec$q]] & ~64'h10000000000)));
+        && mem_req_wdata[51:44] == f_page[51:44] + 8'h1 && mem_req_wdata[43:0] == f_old_fields[43:0]);
+// Moving a page in garbage collection keeps its count (and all but its
+// PPA), and so does unlinking a saturated copy from its entry (all but
+// bit 40, cleared): both write back the record they have just read.
+wire ok_count_kept = (!(f_page_write && f_state == S_GMoved)
+        || (f_same_record && f_new_count == f_old_count && mem_req_wdata[51:24] == f_old_fields[51:24]))
+    && (!(f_page_write && f_state == S_WUnlink)
+        || (f_same_record && mem_req_wdata == (f_old_fields & ~64'h10000000000)));
+// A PAGE word written has nothing outside its fields.
+wire ok_page_fields = !f_page_write || (mem_req_wdata & ~F_PAGE_FIELDS) == 0;
 // A new copy starts with one reference.
 wire ok_new_copy = !(f_page_write && f_state == S_WWritePage) || f_new_count == 12'h1;
 // No other state writes a PAGE record.
 wire ok_page_writers = !f_page_write || f_state == S_WWriteHit || f_state == S_RDec || f_state == S_RFree
-    || f_state == S_WUnlinkSaturated || f_state == S_GMoved || f_state == S_WWritePage;
+    || f_state == S_WUnlink || f_state == S_GMoved || f_state == S_WWritePage;
 // The free list gets exactly the pids that were freed, each once.
 wire ok_push_freed = !f_push || (f_freed && mem_req_wdata == {40'h0, f_freed_pid});
 wire ok_free_once = !(f_page_write && f_state == S_RFree) || !f_freed;
 
 // Invariants that make the above inductive: the outstanding read is the one
-// the state asks for, and the records the controller holds are the ones
+// the state asks for, and the word the controller holds is the record
 // memory last answered.
 wire ok_pending = f_pending == [[pending$q]] && (!f_pending || (mem_read && f_read_addr == mem_req_addr));
+wire f_holds_page = f_seen && f_page == [[word$q]];
 wire ok_hit_record = f_state != S_WWriteHit
-    || (f_seen && f_page == [[hrec$q]] && f_page_addr == {8'h10, [[erec$q]][23:0]}
-        && f_page[63:52] < cfg_refcount_max);
-wire f_programming = f_state == S_PStart || f_state == S_POpen || f_state == S_PReadBlk
-    || f_state == S_PWriteBlk || f_state == S_PWriteRev;
-wire ok_moved_record = !(f_state == S_GMoved || (f_programming && [[pret$q]] == S_GMoved))
-    || (f_seen && f_page == [[gc_rec$q]] && f_page_addr == {8'h10, [[gc_pid$q]]});
+    || (f_holds_page && f_page_addr == {8'h10, [[e_pid$q]]} && f_page[63:52] < cfg_refcount_max);
 wire ok_release_record = !(f_state == S_RDec || f_state == S_RFree)
-    || (f_seen && f_page == [[rel_rec$q]] && f_page_addr == {8'h10, [[rel_pid$q]]}
+    || (f_holds_page && f_page_addr == {8'h10, [[old_pid$q]]}
         && (f_state == S_RDec) == (f_page[63:52] > 12'h1) && f_page[63:52] != 0);
+wire ok_rewrite_record = !((f_state == S_GMoved || f_state == S_WUnlink) && f_rmw_write)
+    || (f_holds_page && f_page_addr == {8'h10, [[e_pid$q]]});
+// A read-modify-write state writes only after its read.
+wire ok_rmw = !f_rmw_write || (!f_pending && (f_state == S_GMoved || f_state == S_WUnlink || f_state == S_FDevv
+    || f_state == S_PBlk || f_state == S_RBlk || f_state == S_RDevv || f_state == S_REntry));
 // A release returns to the write or trim that called it, programming to
-// the allocation or the garbage collection that called it.
-wire f_releasing = f_state == S_RReadPage || f_state == S_RDec || f_state == S_RFree || f_state == S_RReadBlk
-    || f_state == S_RWriteBlk || f_state == S_RReadDevv || f_state == S_RWriteDevv || f_state == S_RPushPid
-    || f_state == S_RReadEntry || f_state == S_RWriteEntry || f_state == S_RPushStale;
-wire ok_returns = (!f_releasing || [[ret$q]] == S_WMapDup || [[ret$q]] == S_APid || [[ret$q]] == S_TUnmap)
-    && (!f_programming || [[pret$q]] == S_FReadDevv || [[pret$q]] == S_GMoved);
-// The geometry registers follow the configuration (one clock behind; the
-// usable pages two).
-wire [15:0] f_one = 16'h1;
-wire ok_geometry = f_reset_before || ([[ppb$q]] == f_one << cfg_page_bits && [[bpd$q]] == f_one << cfg_block_bits
-    && [[devices$q]] == ((f_one << cfg_dev_bits) & 4'hf)
-    && (f_reset_2_before || [[usable$q]] == ((([[bpd$q]] - cfg_reserve) & 24'hffffff) << cfg_page_bits)));
-// Initialisation writes the map below the PAGE region: at most 2^24 LPAs.
-wire ok_init_in_map = (!f_reset_before || (f_state == S_InitL2p && [[count$q]] == 0 && !f_pending))
-    && (f_state != S_InitL2p || [[count$q]] < 32'h1000000) && (f_state != S_ResetPulse || [[count$q]] == 0);
-wire ok_freed_pending = f_freed == (f_state == S_RReadBlk || f_state == S_RWriteBlk || f_state == S_RReadDevv
-        || f_state == S_RWriteDevv || f_state == S_RPushPid)
-    && (!f_freed || f_freed_pid == [[rel_pid$q]]);
+// the allocation or the garbage collection that called it (both return
+// points are set at reset, so they always name a caller).
+wire ok_returns = ([[ret$q]] == S_WMapDup || [[ret$q]] == S_APid || [[ret$q]] == S_TUnmap)
+    && ([[pret$q]] == S_FDevv || [[pret$q]] == S_GMoved);
+wire ok_freed_pending = f_freed == (f_state == S_RBlk || f_state == S_RDevv || f_state == S_RPushPid)
+    && (!f_freed || f_freed_pid == [[old_pid$q]]);
 
 always @* if (f_past_valid && !reset) begin
     assert(ok_increment);
@@ -148,22 +144,22 @@ always @* if (f_past_valid && !reset) begin
     assert(ok_count_kept);
     assert(ok_new_copy);
     assert(ok_page_writers);
+    assert(ok_page_fields);
     assert(ok_push_freed);
     assert(ok_free_once);
     assert(ok_pending);
     assert(ok_hit_record);
-    assert(ok_moved_record);
     assert(ok_release_record);
+    assert(ok_rewrite_record);
+    assert(ok_rmw);
     assert(ok_freed_pending);
     assert(ok_returns);
-    assert(ok_init_in_map);
-    assert(ok_geometry);
 end
 
 // The interesting states are reachable.
 wire f_running = f_past_valid && !reset;
 wire cover_increment = f_running && f_page_write && f_state == S_WWriteHit;
-wire cover_saturated = f_running && f_page_write && f_state == S_WUnlinkSaturated;
+wire cover_saturated = f_running && f_page_write && f_state == S_WUnlink;
 wire cover_decrement = f_running && f_page_write && f_state == S_RDec;
 wire cover_free = f_running && f_push;
 

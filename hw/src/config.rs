@@ -34,10 +34,11 @@ pub struct Config {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FtlKind {
     /// [`FtlController`](crate::ftl::controller::FtlController): a state
-    /// machine, a few clocks per table access.
-    Sequenced,
+    /// machine, one state per table access.
+    StateMachine,
     /// [`MicroFtl`](crate::ftl::micro::cpu::MicroFtl): a small sequencer
-    /// running a program, five clocks per instruction, a fraction of the logic.
+    /// running a program, five clocks per instruction, less logic: the
+    /// Alchitry Cu's, until the state machine fits there at 100 MHz.
     Microcoded,
 }
 
@@ -147,7 +148,7 @@ macro_rules! configurations {
         pub fn core_verilog(config: &Config) -> String {
             match config.name {
                 $($name => match FtlKind::$ftl {
-                    FtlKind::Sequenced => crate::verilog::top_verilog(
+                    FtlKind::StateMachine => crate::verilog::top_verilog(
                         <lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms)>::new($bb)),
                     FtlKind::Microcoded => crate::verilog::top_verilog(
                         <lane_generics!(crate::ftl::ditto_core::DittoCoreMicro, $lanes, $fb, $fsms)>::new($bb)),
@@ -189,10 +190,10 @@ configurations! {
     },
     LARGE, LargeHasher: {
         name: "large",
-        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO; a 32,768-entry index with 8 lookup FSMs behind an external memory port; the sequenced FTL controller.",
+        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO; a 32,768-entry index with 8 lookup FSMs behind an external memory port; the state-machine FTL controller.",
         lanes: 4, lane_fifo_bits: 10, clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 8, index_bucket_bits: 12, index_table_on_chip: false,
-        ftl: Sequenced,
+        ftl: StateMachine,
     },
 }
 

@@ -91,8 +91,8 @@ fn lookup_fsm() -> String {
     top_verilog(crate::index::fsm::LookupFsm::default())
 }
 
-/// The sequenced FTL controller (the `large` core's) on its own: commands,
-/// the index and the FTL memory are left to the environment.
+/// The state-machine FTL controller (the `large` core's) on its own:
+/// commands, the index and the FTL memory are left to the environment.
 fn ftl_controller() -> String {
     top_verilog(crate::ftl::controller::FtlController::default())
 }
@@ -289,15 +289,15 @@ const FTL_REFCOUNT_BUGS: &[PlantedBug] = &[
     PlantedBug {
         name: "release-keeps-count",
         what: "a release with references left writes the count back unchanged",
-        find: "(((rel_rec$q[(32'h34)+:(12)] - 32'h1) & 64'hffffffffffffffff) << 32'h34)",
-        replace: "(((rel_rec$q[(32'h34)+:(12)]) & 64'hffffffffffffffff) << 32'h34)",
+        find: "rc_bump = word$q[(f_page_refcount)+:(12)] + rc_minus_one;",
+        replace: "rc_bump = word$q[(f_page_refcount)+:(12)];",
         breaks: &["decrement"],
     },
     PlantedBug {
         name: "push-wrong-pid",
-        what: "the free list gets the last allocated pid instead of the one freed",
-        find: "mem_req_wdata = ((rel_pid$q) & 64'hffffffffffffffff);",
-        replace: "mem_req_wdata = ((pid$q) & 64'hffffffffffffffff);",
+        what: "the free list gets the new copy's pid instead of the one freed",
+        find: "low = Low$OldPid;",
+        replace: "low = Low$Pid;",
         breaks: &["push_freed"],
     },
 ];
@@ -394,7 +394,7 @@ pub fn proofs() -> Vec<ProofSpec> {
         },
         ProofSpec {
             name: "ftl-refcount",
-            module: "FtlController alone: the reference counts of the PAGE records",
+            module: "FtlController (the state machine, `large`'s) alone: the reference counts of the PAGE records",
             design: ftl_controller,
             properties: FTL_REFCOUNT_PROPERTIES,
             params: crate::ftl::controller::FORMAL_STATES,

@@ -2,6 +2,7 @@
 //! the named configurations. Every module here is exported as Verilog (see
 //! [`verilog`]) and that Verilog is what is simulated (under Verilator, by the
 //! `ditto-sim` crate) and synthesized (by Yosys and nextpnr, `ditto-synth`).
+pub mod block;
 pub mod board;
 pub mod config;
 pub mod formal;

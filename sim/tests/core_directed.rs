@@ -1,6 +1,6 @@
 //! Directed tests of the whole core, each checked against the golden model
 //! and with its own expectations spelled out; each runs on `core_large` (the
-//! sequenced FTL controller) and on `core_cu` (the microcoded one).
+//! state-machine FTL controller) and on `core_cu` (the microcoded one).
 use ditto_hw::config::{Config, CU, LARGE};
 use ditto_hw::ftl::flash::Geometry;
 use ditto_hw::ftl::model::{CoreModel, Response};

@@ -1,7 +1,8 @@
 //! `DittoCore<L, NB, FB, FBP1, M>` and `DittoCoreMicro<...>`: the whole
 //! core. SHA-1 lanes, the fingerprint index (`M` lookup FSMs) and the FTL
-//! remap controller (the sequenced one, or the microcoded one), behind one
-//! command port and one page stream.
+//! remap controller (the state machine, [`FtlController`], or the
+//! microcoded one, [`MicroFtl`], the Alchitry Cu's until the state machine
+//! fits there), behind one command port and one page stream.
 //!
 //! Ports:
 //! - `cmd_*`: a command (op, tag, lpa, fp; see [`super::Op`]). It waits in a
@@ -12,10 +13,9 @@
 //!   32-bit words each. Pages stream into the SHA-1 lanes independently of
 //!   the command slot, so later pages are hashed while earlier ones are being
 //!   decided: the lanes' FIFOs are the page buffer.
-//! - `rsp_*`, `mv_*`, `cleaned`, `idle` (and no command held), `cfg_*`, and
-//!   (`DittoCore` only) `stat_*` (the counters of [`super::Stat`], by name):
-//!   as in [`FtlController`](super::controller::FtlController); `idx_stat_*`:
-//!   the index's counters.
+//! - `rsp_*`, `mv_*`, `cleaned`, `idle` (and no command held), `cfg_*`: as
+//!   in [`FtlController`]; its counters are read with `STATS`.
+//!   `idx_stat_*`: the index's counters.
 //! - `tbl_*`, `fp_*`: the index's table and fingerprint memory ports; `mem_*`:
 //!   the FTL memory port (contracts in [`crate::index`] and the controller).
 //! - `cleaner_hold`: as the controller's (the cleaner takes no new step).
@@ -35,12 +35,10 @@ use crate::index::{CMD_TAG_BITS, MEM_TAG_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE
 use crate::sha1::Sha1Hasher;
 use rust_hdl::prelude::*;
 
-/// Defines the whole core with FTL controller `$ftl` (one body for every
-/// controller: the two controllers have the same ports, but only the
-/// sequenced one has its counters on `stat` ports; `$stat = k` exports
-/// counter `k` as port `$stat`).
+/// Defines the whole core with FTL controller `$ftl`, built by `$build`
+/// (one body for both controllers: they have the same ports).
 macro_rules! ditto_core {
-    ($(#[$doc:meta])* $name:ident, $ftl:ty, [$($stat:ident = $k:literal),*]) => {
+    ($(#[$doc:meta])* $name:ident, $ftl:ty, |$bb:ident| $build:expr) => {
 $(#[$doc])*
 #[derive(LogicBlock)]
 pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> {
@@ -80,7 +78,6 @@ pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: u
     pub mv_to: Signal<Out, Bits<ADDR_BITS>>,
     pub cleaned: Signal<Out, Bit>,
     pub idle: Signal<Out, Bit>,
-    $(pub $stat: Signal<Out, Bits<32>>,)*
     pub idx_stat_commands: Signal<Out, Bits<STAT_BITS>>,
     pub idx_stat_bloom_negatives: Signal<Out, Bits<STAT_BITS>>,
     pub idx_stat_false_positives: Signal<Out, Bits<STAT_BITS>>,
@@ -140,7 +137,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
     $name<L, NB, FB, FBP1, M>
 {
     /// The core with an index of `2^bucket_bits` buckets.
-    pub fn new(bucket_bits: usize) -> Self {
+    pub fn new($bb: usize) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -176,7 +173,6 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             mv_to: Default::default(),
             cleaned: Default::default(),
             idle: Default::default(),
-            $($stat: Default::default(),)*
             idx_stat_commands: Default::default(),
             idx_stat_bloom_negatives: Default::default(),
             idx_stat_false_positives: Default::default(),
@@ -209,8 +205,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             mem_rsp_valid: Default::default(),
             mem_rsp_rdata: Default::default(),
             hasher: Default::default(),
-            index: FpIndex::new(bucket_bits),
-            ftl: Default::default(),
+            index: FpIndex::new($bb),
+            ftl: $build,
             held: Default::default(),
             held_op: Default::default(),
             held_tag: Default::default(),
@@ -332,7 +328,6 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.index.rsp_ready.next = self.ftl.idx_rsp_ready.val();
         self.ftl.idx_rsp_status.next = self.index.rsp_status.val();
         self.ftl.idx_rsp_entry.next = self.index.rsp_entry.val();
-        $(self.$stat.next = self.ftl.stat[$k].val();)*
         self.idx_stat_commands.next = self.index.stat_commands.val();
         self.idx_stat_bloom_negatives.next = self.index.stat_bloom_negatives.val();
         self.idx_stat_false_positives.next = self.index.stat_false_positives.val();
@@ -363,31 +358,16 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
 }
 
 ditto_core!(
-    /// The whole core with the sequenced (state-machine) FTL controller, for
-    /// configurations with room to spare.
+    /// The whole core with the state-machine FTL controller.
     DittoCore,
     FtlController,
-    [
-        stat_writes = 0,
-        stat_unique_writes = 1,
-        stat_duplicate_writes = 2,
-        stat_relocations = 3,
-        stat_erases = 4,
-        stat_stale_hits = 5,
-        stat_cleaned = 6,
-        stat_live_pages = 7,
-        stat_mapped_lpas = 8,
-        stat_index_full = 9,
-        stat_errors = 10,
-        stat_cleaner_backlog = 11
-    ]
+    |bucket_bits| FtlController::new(bucket_bits + 3)
 );
 ditto_core!(
     /// The whole core with the microcoded FTL controller
-    /// ([`MicroFtl`](super::micro::cpu::MicroFtl)): the same behaviour in a
-    /// fraction of the logic, for the small FPGA. Its counters live in the
-    /// controller's block RAM, so there are no `stat_*` ports: `STATS` reads them.
+    /// ([`MicroFtl`]): the same behaviour in a fraction of the logic and
+    /// many more clocks, for the Alchitry Cu's iCE40-HX8K.
     DittoCoreMicro,
     MicroFtl,
-    []
+    |_bucket_bits| MicroFtl::default()
 );

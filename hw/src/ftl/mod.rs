@@ -38,8 +38,10 @@
 //!
 //! [`model`] is the golden model of the whole core.
 pub mod controller;
+pub mod counters;
 pub mod ditto_core;
 pub mod flash;
+pub mod layout;
 pub mod micro;
 pub mod model;
 
@@ -154,32 +156,23 @@ pub const MEM_DATA_BITS: usize = 64;
 /// Address bits of the FTL memory port: `{region[31:28], index[27:0]}`.
 pub const MEM_ADDR_BITS: usize = 32;
 
-/// Regions of the FTL memory (address bits 31..28), and their words.
+/// Region numbers of the FTL memory (address bits 31..28); their words are
+/// defined in [`layout`].
 pub mod region {
-    /// `L2P[lpa]`: `{mapped[24], pid[23:0]}`.
-    pub const L2P: u32 = 0;
-    /// `PAGE[pid]`: `{refcount[63:52], version[51:44], has_entry[40], entry[39:24], ppa[23:0]}`.
-    pub const PAGE: u32 = 1;
-    /// `ENTRY[e]`: `{queued[41], valid[40], version[39:32], pid[23:0]}`.
-    pub const ENTRY: u32 = 2;
-    /// `REV[ppa]`: `{pid[23:0]}`.
-    pub const REV: u32 = 3;
-    /// `BLK[block]`: `{full[16], valid[15:0]}`.
-    pub const BLK: u32 = 4;
-    /// `DEV[d]`: `{open[63:48], written[47:32], free[31:16], head[15:0]}`.
-    pub const DEV: u32 = 5;
-    /// `DEVV[d]`: `{valid pages[23:0]}`.
-    pub const DEVV: u32 = 6;
-    /// `FREE[d * blocks_per_device + i]`: device `d`'s ring of free blocks.
-    pub const FREE: u32 = 7;
-    /// `STALE[i]`: the cleaner's ring of queued entries (one slot per entry).
-    pub const STALE: u32 = 8;
-    /// `PIDS[i]`: the stack of freed page ids.
-    pub const PIDS: u32 = 9;
+    use super::layout;
+    pub const L2P: u32 = layout::l2p::REGION.number;
+    pub const PAGE: u32 = layout::page::REGION.number;
+    pub const ENTRY: u32 = layout::entry::REGION.number;
+    pub const REV: u32 = layout::rev::REGION.number;
+    pub const BLK: u32 = layout::blk::REGION.number;
+    pub const DEV: u32 = layout::dev::REGION.number;
+    pub const DEVV: u32 = layout::devv::REGION.number;
+    pub const FREE: u32 = layout::free::REGION.number;
+    pub const STALE: u32 = layout::stale::REGION.number;
+    pub const PIDS: u32 = layout::pids::REGION.number;
 }
 
 /// The FTL memory address of word `index` of `region`.
 pub fn mem_addr(region: u32, index: u32) -> u32 {
-    assert!(index < 1 << 28);
-    (region << 28) | index
+    layout::REGIONS[region as usize].addr(index)
 }

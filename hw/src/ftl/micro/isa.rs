@@ -18,6 +18,8 @@
 //! table fields of [`Field`] between those and a register (a field is a
 //! fixed bit range, so no shifter is needed).
 
+use crate::ftl::layout;
+
 /// Bits of an instruction.
 pub const INSN_BITS: usize = 24;
 /// Bits of the program counter (program size 512).
@@ -191,23 +193,30 @@ impl Field {
         Field::Written,
         Field::Free,
     ];
+    /// The table field it moves ([`crate::ftl::layout`] defines them; a
+    /// field shared by several regions is named by one of them, and a test
+    /// checks the others agree).
+    pub const fn layout(self) -> layout::Field {
+        match self {
+            Field::W24 => layout::l2p::PID,
+            Field::B24 => layout::l2p::MAPPED,
+            Field::Rc => layout::page::REFCOUNT,
+            Field::PVer => layout::page::VERSION,
+            Field::B40 => layout::page::HAS_ENTRY,
+            Field::PEntry => layout::page::ENTRY,
+            Field::B41 => layout::entry::QUEUED,
+            Field::EVer => layout::entry::VERSION,
+            Field::B16 => layout::blk::FULL,
+            Field::W16 => layout::blk::VALID,
+            Field::Open => layout::dev::OPEN,
+            Field::Written => layout::dev::WRITTEN,
+            Field::Free => layout::dev::FREE,
+        }
+    }
     /// `(offset, width)` in the 64-bit word.
     pub const fn span(self) -> (u32, u32) {
-        match self {
-            Field::W24 => (0, 24),
-            Field::B24 => (24, 1),
-            Field::Rc => (52, 12),
-            Field::PVer => (44, 8),
-            Field::B40 => (40, 1),
-            Field::PEntry => (24, 16),
-            Field::B41 => (41, 1),
-            Field::EVer => (32, 8),
-            Field::B16 => (16, 1),
-            Field::W16 => (0, 16),
-            Field::Open => (48, 16),
-            Field::Written => (32, 16),
-            Field::Free => (16, 16),
-        }
+        let f = self.layout();
+        (f.offset as u32, f.width as u32)
     }
     pub fn get(self, word: u64) -> u32 {
         let (off, width) = self.span();
@@ -413,5 +422,31 @@ impl Asm {
         }
         assert!(self.code.len() <= PROGRAM_WORDS, "program of {} instructions > {PROGRAM_WORDS}", self.code.len());
         self.code
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Field;
+    use crate::ftl::layout;
+
+    /// A field the program uses for several regions sits where each of
+    /// them has it.
+    #[test]
+    fn shared_fields_sit_where_every_region_has_them() {
+        for (field, others) in [
+            (
+                Field::W24,
+                [layout::page::PPA, layout::entry::PID, layout::rev::PID, layout::devv::VALID, layout::pids::PID]
+                    .as_slice(),
+            ),
+            (Field::B40, &[layout::entry::VALID]),
+            (Field::W16, &[layout::dev::HEAD, layout::free::BLOCK, layout::stale::ENTRY]),
+        ] {
+            for other in others {
+                let f = field.layout();
+                assert_eq!((f.offset, f.width), (other.offset, other.width), "{field:?} and {}", other.name);
+            }
+        }
     }
 }

@@ -1,0 +1,1324 @@
+//! The controller's kernel: the state machine, one arm per state, and the
+//! multiplexers every state shares. It is one function because RustHDL's
+//! `#[hdl_gen]` kernel must be one (`update`), hence this file's length.
+use super::*;
+
+impl Logic for FtlController {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            ret,
+            pret,
+            gc_open,
+            pending,
+            rmw_write,
+            resetting,
+            syncing,
+            idx_reset_r,
+            op,
+            tag,
+            lpa,
+            lpa_ok,
+            stat_sel,
+            stat_ok,
+            status,
+            value,
+            flags,
+            old_valid,
+            old_pid,
+            old_frees_home,
+            entry,
+            has_entry,
+            stale_hit,
+            e_valid,
+            e_queued,
+            e_ver,
+            e_pid,
+            word,
+            pid,
+            version,
+            rel_block,
+            rel_has_entry,
+            rel_entry,
+            dev_open,
+            dev_written,
+            dev_free,
+            dev_head,
+            prog_gc,
+            prog_ppa,
+            cursor,
+            judge,
+            judged,
+            have_victim,
+            victim,
+            victim_valid,
+            pid_sp,
+            next_fresh,
+            stale_head,
+            stale_tail
+        );
+        self.counters.clock.next = self.clock.val();
+        // Cleared at reset and on RESET (while the tables are initialised).
+        self.counters.reset.next = self.reset.val() | self.idx_reset_r.q.val();
+        self.counters.sel.next = self.stat_sel.q.val();
+
+        // --- The geometry, from the `cfg_*` ports ----------------------------------
+        self.ppb.next = self.one16.val() << self.cfg_page_bits.val();
+        self.bpd_m1.next = (self.one16.val() << self.cfg_block_bits.val()) - 1;
+        self.dev_m1.next = bit_cast::<3, BLOCK_BITS>((self.one16.val() << self.cfg_dev_bits.val()) - 1);
+        self.usable.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.bpd_m1.val() + 1 - self.cfg_reserve.val())
+            << self.cfg_page_bits.val();
+        // An LPA's home device is `lpa mod devices`; its blocks are `{home, b}`.
+        self.home.next = bit_cast::<3, ADDR_BITS>(self.lpa.q.val()) & self.dev_m1.val();
+        self.home_base.next = bit_cast::<BLOCK_BITS, 3>(self.home.val()) << self.block_field.val();
+        self.backlog.next = self.stale_head.q.val() != self.stale_tail.q.val();
+        self.cur_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_open.q.val()) << self.page_field.val())
+            | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_written.q.val());
+        self.ppb_m1.next = self.ppb.val() - 1;
+        self.lpa_m1.next = self.cfg_lpas.val() - 1;
+        self.smear1.next = self.lpa_m1.val() | (self.lpa_m1.val() >> 1);
+        self.smear2.next = self.smear1.val() | (self.smear1.val() >> 2);
+        self.smear4.next = self.smear2.val() | (self.smear2.val() >> 4);
+        self.smear8.next = self.smear4.val() | (self.smear4.val() >> 8);
+        self.lpa_mask.next = self.smear8.val() | (self.smear8.val() >> 16);
+        self.pages_log2.next = bit_cast::<8, 2>(self.cfg_dev_bits.val())
+            + bit_cast::<8, 4>(self.cfg_block_bits.val())
+            + bit_cast::<8, 4>(self.cfg_page_bits.val());
+        self.pid_mask.next = bit_cast::<ADDR_BITS, 32>((self.one32.val() << self.pages_log2.val()) - 1);
+        self.count_mask.next = bit_cast::<ADDR_BITS, 32>((self.one32.val() << (self.pages_log2.val() + 1)) - 1);
+        self.gblock_mask.next =
+            (bit_cast::<BLOCK_BITS, 3>(self.dev_m1.val()) << self.block_field.val()) | self.bpd_m1.val();
+        self.ppa_mask.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.gblock_mask.val()) << self.page_field.val())
+            | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.ppb_m1.val());
+        self.cursor_mask.next =
+            self.lpa_mask.val() | self.ppa_mask.val() | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.gblock_mask.val());
+        self.blocks_mask.next = (self.bpd_m1.val() << 1) | 1;
+        self.cursor_next.next = (self.cursor.q.val() + 1) & self.cursor_mask.val();
+        self.pages_mask.next = (self.ppb_m1.val() << 1) | 1;
+        self.victim_page0.next =
+            (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.victim.q.val()) << self.page_field.val()) & self.ppa_mask.val();
+
+        // --- The word just read, by field ------------------------------------------------
+        self.rdata.next = self.mem_rsp_rdata.val();
+        self.rd_mapped.next = self.rdata.val().get_bit(self.f_l2p_mapped.val().index());
+        self.rd_l2p_pid.next =
+            self.rdata.val().get_bits::<W_L2P_PID>(self.f_l2p_pid.val().index()) & self.pid_mask.val();
+        self.rd_rc.next = self.rdata.val().get_bits::<W_PAGE_REFCOUNT>(self.f_page_refcount.val().index());
+        self.rd_ver.next = self.rdata.val().get_bits::<W_PAGE_VERSION>(self.f_page_version.val().index());
+        self.rd_has_entry.next = self.rdata.val().get_bit(self.f_page_has_entry.val().index());
+        self.rd_page_entry.next =
+            self.rdata.val().get_bits::<W_PAGE_ENTRY>(self.f_page_entry.val().index()) & self.entry_mask.val();
+        self.rd_ppa.next = self.rdata.val().get_bits::<W_PAGE_PPA>(self.f_page_ppa.val().index()) & self.ppa_mask.val();
+        self.rd_e_queued.next = self.rdata.val().get_bit(self.f_entry_queued.val().index());
+        self.rd_e_valid.next = self.rdata.val().get_bit(self.f_entry_valid.val().index());
+        self.rd_e_ver.next = self.rdata.val().get_bits::<W_ENTRY_VERSION>(self.f_entry_version.val().index());
+        self.rd_e_pid.next =
+            self.rdata.val().get_bits::<W_ENTRY_PID>(self.f_entry_pid.val().index()) & self.pid_mask.val();
+        self.rd_devv.next =
+            self.rdata.val().get_bits::<W_DEVV_VALID>(self.f_devv_valid.val().index()) & self.count_mask.val();
+        // Referenced, same version, and pointing back at the same entry.
+        self.hit_live.next = (self.rd_rc.val() != 0)
+            & (self.rd_ver.val() == self.e_ver.q.val())
+            & self.rd_has_entry.val()
+            & (self.rd_page_entry.val() == self.entry.q.val());
+
+        // --- Defaults ------------------------------------------------------------------
+        self.cmd_ready.next = false;
+        self.rsp_valid.next = false;
+        self.rsp_tag.next = self.tag.q.val();
+        self.rsp_status.next = self.status.q.val();
+        self.rsp_value.next = self.value.q.val();
+        self.rsp_flags.next = self.flags.q.val();
+        self.mv_valid.next = false;
+        self.mv_from.next = self.cursor.q.val();
+        self.mv_to.next = self.prog_ppa.q.val();
+        self.idx_reset.next = self.idx_reset_r.q.val();
+        self.idx_reset_r.d.next = false;
+        self.cleaned.next = false;
+        self.idle.next = false;
+        self.idx_cmd_valid.next = false;
+        self.idx_cmd_op.next = self.idx_put.val();
+        // The key: the fingerprint, with the home device in its top three
+        // bits in device-local mode.
+        self.idx_cmd_fp.next = self.cmd_fp.val();
+        if !self.cfg_array_wide.val() {
+            self.idx_cmd_fp.next = self.cmd_fp.val() ^ (bit_cast::<160, 3>(self.home.val()) << self.key_home_at.val());
+        }
+        self.idx_cmd_entry.next = self.entry.q.val();
+        self.idx_rsp_ready.next = false;
+        self.done.next = self.pending.q.val() & self.mem_rsp_valid.val();
+        self.judge.d.next = false;
+        self.ev.next = false;
+        self.ev_id.next = 0.into();
+        self.ev_down.next = false;
+        self.mem_read.next = false;
+        self.mem_write.next = false;
+        self.region.next = 0.into();
+        self.index.next = Index::Cursor;
+        self.low.next = Low::Zero;
+        self.low_down.next = false;
+        self.fill_mapped.next = false;
+        self.fill_page.next = false;
+        self.fill_entry.next = false;
+        self.fill_blk.next = false;
+        self.fill_dev.next = false;
+        self.pg_rc.next = self.word.q.val().get_bits::<W_PAGE_REFCOUNT>(self.f_page_refcount.val().index());
+        self.pg_ver.next = self.word.q.val().get_bits::<W_PAGE_VERSION>(self.f_page_version.val().index());
+        self.pg_has_entry.next = self.word.q.val().get_bit(self.f_page_has_entry.val().index());
+        self.pg_entry.next = self.word.q.val().get_bits::<W_PAGE_ENTRY>(self.f_page_entry.val().index());
+        self.en_queued.next = self.word.q.val().get_bit(self.f_entry_queued.val().index());
+        self.en_valid.next = self.word.q.val().get_bit(self.f_entry_valid.val().index());
+        self.en_ver.next = self.word.q.val().get_bits::<W_ENTRY_VERSION>(self.f_entry_version.val().index());
+        self.blk_full.next = self.word.q.val().get_bit(self.f_blk_full.val().index());
+        // `word`'s reference count plus one, or minus one for a release.
+        self.rc_bump.next = self.word.q.val().get_bits::<W_PAGE_REFCOUNT>(self.f_page_refcount.val().index()) + 1;
+        if self.state.q.val() == State::RDec {
+            self.rc_bump.next = self.word.q.val().get_bits::<W_PAGE_REFCOUNT>(self.f_page_refcount.val().index())
+                + self.rc_minus_one.val();
+        }
+
+        // --- The state machine ------------------------------------------------------
+        match self.state.q.val() {
+            // --- Initialising: L2P, then BLK and FREE per block, then DEV and
+            // DEVV per device; then the index ---------------------------------------------
+            State::InitL2p => {
+                self.mem_write.next = true;
+                self.region.next = self.r_l2p.val();
+                if self.mem_req_ready.val() {
+                    self.cursor.d.next = self.cursor_next.val();
+                    if self.cursor.q.val() == self.lpa_m1.val() {
+                        self.cursor.d.next = 0.into();
+                        self.state.d.next = State::InitBlk;
+                    }
+                }
+            }
+            State::InitBlk => {
+                self.mem_write.next = true;
+                self.region.next = self.r_blk.val();
+                if self.mem_req_ready.val() {
+                    self.state.d.next = State::InitFree;
+                }
+            }
+            State::InitFree => {
+                // Slot {d, i} of the free rings holds block {d, i + 1}: device
+                // d's ring starts with its blocks 1..bpd-1 (its last slot is unused).
+                self.mem_write.next = true;
+                self.region.next = self.r_free.val();
+                self.low.next = Low::CursorNext;
+                if self.mem_req_ready.val() {
+                    self.cursor.d.next = self.cursor_next.val();
+                    self.state.d.next = State::InitBlk;
+                    if (bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val()) & self.bpd_m1.val()) == self.bpd_m1.val()
+                    {
+                        self.cursor.d.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(
+                            (((bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val()) >> self.block_field.val()) + 1)
+                                << self.block_field.val())
+                                & self.gblock_mask.val(),
+                        );
+                        if bit_cast::<3, ADDR_BITS>(self.cursor.q.val() >> self.block_field.val()) == self.dev_m1.val()
+                        {
+                            self.cursor.d.next = 0.into();
+                            self.state.d.next = State::InitDevSetup;
+                        }
+                    }
+                }
+            }
+            State::InitDevSetup => {
+                // Device `cursor`: block 0 open, nothing written, the rest free.
+                self.dev_open.d.next = (bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val())
+                    << self.block_field.val())
+                    & self.gblock_mask.val();
+                self.dev_written.d.next = 0.into();
+                self.dev_free.d.next = self.bpd_m1.val();
+                self.dev_head.d.next = 0.into();
+                self.state.d.next = State::InitDev;
+            }
+            State::InitDev => {
+                self.mem_write.next = true;
+                self.region.next = self.r_dev.val();
+                self.low.next = Low::DevHead;
+                self.fill_dev.next = true;
+                if self.mem_req_ready.val() {
+                    self.state.d.next = State::InitDevv;
+                }
+            }
+            State::InitDevv => {
+                self.mem_write.next = true;
+                self.region.next = self.r_devv.val();
+                if self.mem_req_ready.val() {
+                    self.cursor.d.next = self.cursor_next.val();
+                    self.state.d.next = State::InitDevSetup;
+                    if bit_cast::<3, ADDR_BITS>(self.cursor.q.val()) == self.dev_m1.val() {
+                        self.cursor.d.next = 0.into();
+                        self.state.d.next = State::InitIndex;
+                    }
+                }
+            }
+            State::InitIndex => {
+                if self.idx_cmd_ready.val() {
+                    self.state.d.next = State::Idle;
+                    if self.resetting.q.val() {
+                        self.resetting.d.next = false;
+                        self.status.d.next = self.st_done.val();
+                        self.state.d.next = State::Respond;
+                    }
+                }
+            }
+
+            // --- Waiting, deciding, answering --------------------------------------------
+            State::Idle => {
+                self.idle.next = self.cleaner_hold.val() | !self.backlog.val();
+                if self.cmd_valid.val() {
+                    self.op.d.next = self.cmd_op.val();
+                    self.tag.d.next = self.cmd_tag.val();
+                    self.lpa.d.next = self.cmd_lpa.val() & self.lpa_mask.val();
+                    self.lpa_ok.d.next = self.cmd_lpa.val() < self.cfg_lpas.val();
+                    self.stat_sel.d.next = bit_cast::<4, ADDR_BITS>(self.cmd_lpa.val());
+                    self.stat_ok.d.next = self.cmd_lpa.val() < self.stats.val();
+                    self.state.d.next = State::Decode;
+                } else if self.backlog.val() & !self.cleaner_hold.val() {
+                    self.syncing.d.next = false;
+                    self.state.d.next = State::CReadStale;
+                }
+            }
+            State::Decode => {
+                // Taken now, but for a write (taken once the index has its key).
+                self.cmd_ready.next = true;
+                self.value.d.next = 0.into();
+                self.flags.d.next = 0.into();
+                self.old_valid.d.next = false;
+                self.old_frees_home.d.next = false;
+                self.has_entry.d.next = false;
+                self.stale_hit.d.next = false;
+                self.status.d.next = self.st_malformed.val();
+                self.state.d.next = State::Respond;
+                if self.op.q.val() <= self.op_trim.val() {
+                    if !self.lpa_ok.q.val() {
+                        self.status.d.next = self.st_range.val();
+                    } else if self.op.q.val() < self.op_write_unique.val() {
+                        self.cmd_ready.next = false;
+                        self.state.d.next = State::Put;
+                    } else if self.op.q.val() == self.op_write_unique.val() {
+                        self.state.d.next = State::WReadL2p;
+                    } else if self.op.q.val() == self.op_read.val() {
+                        self.state.d.next = State::RdReadL2p;
+                    } else {
+                        self.state.d.next = State::TReadL2p;
+                    }
+                } else if self.op.q.val() == self.op_stats.val() {
+                    self.state.d.next = State::StatsRead;
+                    if !self.stat_ok.q.val() {
+                        self.status.d.next = self.st_range.val();
+                        self.state.d.next = State::Respond;
+                    }
+                } else if self.op.q.val() == self.op_sync.val() {
+                    self.syncing.d.next = true;
+                    self.state.d.next = State::SyncLoop;
+                } else {
+                    // RESET: the index clears itself, the counters and the
+                    // tables start again (versions stay in the PAGE records).
+                    self.resetting.d.next = true;
+                    self.idx_reset_r.d.next = true;
+                    self.pid_sp.d.next = 0.into();
+                    self.next_fresh.d.next = 0.into();
+                    self.stale_head.d.next = 0.into();
+                    self.stale_tail.d.next = 0.into();
+                    self.cursor.d.next = 0.into();
+                    self.state.d.next = State::InitL2p;
+                }
+            }
+            State::Respond => {
+                self.rsp_valid.next = true;
+                if self.rsp_ready.val() {
+                    // `Writes` was counted as the write was decided.
+                    if self.status.q.val() >= self.st_first_error.val() {
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_errors.val();
+                    }
+                    if self.status.q.val() == self.st_unique.val() {
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_unique_writes.val();
+                    }
+                    if self.status.q.val() == self.st_duplicate.val() {
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_duplicate_writes.val();
+                    }
+                    self.state.d.next = State::Idle;
+                }
+            }
+            State::StatsRead => {
+                if self.counters.value_valid.val() {
+                    self.value.d.next = self.counters.value.val();
+                    self.status.d.next = self.st_done.val();
+                    self.state.d.next = State::Respond;
+                }
+            }
+
+            // --- WRITE_FP / WRITE_UNIQUE ---------------------------------------------------
+            State::Put => {
+                self.idx_cmd_valid.next = true;
+                if self.idx_cmd_ready.val() {
+                    self.cmd_ready.next = true;
+                    self.state.d.next = State::WReadL2p;
+                }
+            }
+            State::WReadL2p => {
+                self.mem_read.next = true;
+                self.region.next = self.r_l2p.val();
+                self.index.next = Index::Lpa;
+                if self.done.val() {
+                    self.old_valid.d.next = self.rd_mapped.val();
+                    self.old_pid.d.next = self.rd_l2p_pid.val();
+                    if self.rd_mapped.val() {
+                        self.state.d.next = State::WReadOld;
+                    } else if self.op.q.val() == self.op_write_unique.val() {
+                        self.state.d.next = State::WRoom;
+                    } else {
+                        self.state.d.next = State::WPutWait;
+                    }
+                }
+            }
+            State::WReadOld => {
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::OldPid;
+                if self.done.val() {
+                    self.old_frees_home.d.next = (self.rd_rc.val() == 1)
+                        & (bit_cast::<3, ADDR_BITS>(
+                            self.rd_ppa.val() >> (self.page_field.val() + self.block_field.val()),
+                        ) == self.home.val());
+                    self.state.d.next = State::WPutWait;
+                    if self.op.q.val() == self.op_write_unique.val() {
+                        self.state.d.next = State::WRoom;
+                    }
+                }
+            }
+            State::WPutWait => {
+                self.idx_rsp_ready.next = true;
+                if self.idx_rsp_valid.val() {
+                    self.entry.d.next = self.idx_rsp_entry.val() & self.entry_mask.val();
+                    if self.idx_rsp_status.val() == self.idx_new.val() {
+                        self.has_entry.d.next = true;
+                        self.state.d.next = State::WRoom;
+                    } else if self.idx_rsp_status.val() == self.idx_found.val() {
+                        self.state.d.next = State::WReadEntry;
+                    } else {
+                        self.flags.d.next = self.fl_index_full.val();
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_index_full.val();
+                        self.state.d.next = State::WRoom;
+                    }
+                }
+            }
+            State::WReadEntry => {
+                self.mem_read.next = true;
+                self.region.next = self.r_entry.val();
+                self.index.next = Index::Entry;
+                if self.done.val() {
+                    self.e_valid.d.next = self.rd_e_valid.val();
+                    self.e_queued.d.next = self.rd_e_queued.val();
+                    self.e_ver.d.next = self.rd_e_ver.val();
+                    self.e_pid.d.next = self.rd_e_pid.val();
+                    self.state.d.next = State::WReadHit;
+                    if !self.rd_e_valid.val() {
+                        // A stale hit: stored again, the entry re-pointed.
+                        self.flags.d.next = self.fl_stale.val();
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_stale_hits.val();
+                        self.stale_hit.d.next = true;
+                        self.has_entry.d.next = true;
+                        self.state.d.next = State::WRoom;
+                    }
+                }
+            }
+            State::WReadHit => {
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::EPid;
+                if self.done.val() {
+                    self.value.d.next = bit_cast::<32, ADDR_BITS>(self.rd_ppa.val());
+                    if !self.hit_live.val() {
+                        self.flags.d.next = self.fl_stale.val();
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_stale_hits.val();
+                        self.stale_hit.d.next = true;
+                        self.has_entry.d.next = true;
+                        self.state.d.next = State::WRoom;
+                    } else if self.rd_rc.val() >= self.cfg_refcount_max.val() {
+                        // Saturated (at or above the limit, so a count never
+                        // wraps): the new copy becomes the entry's target, the
+                        // old copy keeps its references until they are released.
+                        self.flags.d.next = self.fl_saturated.val();
+                        self.stale_hit.d.next = true;
+                        self.has_entry.d.next = true;
+                        self.state.d.next = State::WRoom;
+                    } else {
+                        self.state.d.next = State::WWriteHit;
+                    }
+                }
+            }
+            State::WWriteHit => {
+                // One more reference (`value` holds the copy's PPA).
+                self.mem_write.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::EPid;
+                self.low.next = Low::Word;
+                self.fill_page.next = true;
+                self.pg_rc.next = self.rc_bump.val();
+                if self.mem_req_ready.val() {
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_writes.val();
+                    self.state.d.next = State::WMapDup;
+                    if self.old_valid.q.val() {
+                        self.ret.d.next = State::WMapDup;
+                        self.state.d.next = State::RReadPage;
+                    }
+                }
+            }
+            State::WMapDup => {
+                self.mem_write.next = true;
+                self.region.next = self.r_l2p.val();
+                self.index.next = Index::Lpa;
+                self.low.next = Low::EPid;
+                self.fill_mapped.next = true;
+                if self.mem_req_ready.val() {
+                    if !self.old_valid.q.val() {
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_mapped_lpas.val();
+                    }
+                    self.status.d.next = self.st_duplicate.val();
+                    self.state.d.next = State::Respond;
+                }
+            }
+            State::WRoom => {
+                // Room on the home device, counting the page this overwrite frees?
+                self.mem_read.next = true;
+                self.region.next = self.r_devv.val();
+                self.index.next = Index::Home;
+                if self.done.val() {
+                    if self.rd_devv.val()
+                        >= self.usable.val() + bit_cast::<ADDR_BITS, 1>(self.old_frees_home.q.val().into())
+                    {
+                        self.status.d.next = self.st_device_full.val();
+                        self.flags.d.next = 0.into();
+                        self.value.d.next = 0.into();
+                        self.state.d.next = State::Respond;
+                        if self.has_entry.q.val() & !self.stale_hit.q.val() {
+                            self.state.d.next = State::WFullEntry;
+                        }
+                    } else if self.flags.q.val() == self.fl_saturated.val() {
+                        self.state.d.next = State::WUnlink;
+                    } else if self.old_valid.q.val() {
+                        self.ret.d.next = State::APid;
+                        self.state.d.next = State::RReadPage;
+                    } else {
+                        self.state.d.next = State::APid;
+                    }
+                }
+            }
+            State::WFullEntry => {
+                // The entry just allocated points at nothing: queued, and
+                // nothing else.
+                self.mem_write.next = true;
+                self.region.next = self.r_entry.val();
+                self.index.next = Index::Entry;
+                self.fill_entry.next = true;
+                self.en_queued.next = true;
+                self.en_valid.next = false;
+                self.en_ver.next = 0.into();
+                if self.mem_req_ready.val() {
+                    self.state.d.next = State::WFullStale;
+                }
+            }
+            State::WFullStale => {
+                self.mem_write.next = true;
+                self.region.next = self.r_stale.val();
+                self.index.next = Index::StaleTail;
+                self.low.next = Low::Entry;
+                if self.mem_req_ready.val() {
+                    self.stale_tail.d.next = (self.stale_tail.q.val() + 1) & self.ring_mask.val();
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_backlog.val();
+                    self.state.d.next = State::Respond;
+                }
+            }
+            State::WUnlink => {
+                // The saturated copy lets go of its entry (read, then written
+                // with `has_entry` clear), which moves to the new copy: freeing
+                // the old copy later must not queue an entry that is no longer
+                // its own.
+                self.mem_read.next = !self.rmw_write.q.val();
+                self.mem_write.next = self.rmw_write.q.val();
+                self.region.next = self.r_page.val();
+                self.index.next = Index::EPid;
+                self.low.next = Low::Word;
+                self.fill_page.next = true;
+                self.pg_has_entry.next = false;
+                if self.done.val() {
+                    self.rmw_write.d.next = true;
+                }
+                if self.rmw_write.q.val() & self.mem_req_ready.val() {
+                    self.rmw_write.d.next = false;
+                    self.state.d.next = State::APid;
+                    if self.old_valid.q.val() {
+                        self.ret.d.next = State::APid;
+                        self.state.d.next = State::RReadPage;
+                    }
+                }
+            }
+            State::APid => {
+                // A page id: a freed one (popped), else a fresh one.
+                if self.pid_sp.q.val() != 0 {
+                    self.pid_sp.d.next = (self.pid_sp.q.val() - 1) & self.count_mask.val();
+                    self.state.d.next = State::APopPid;
+                } else {
+                    self.pid.d.next = self.next_fresh.q.val();
+                    self.next_fresh.d.next = (self.next_fresh.q.val() + 1) & self.count_mask.val();
+                    self.state.d.next = State::AReadPage;
+                }
+            }
+            State::APopPid => {
+                self.mem_read.next = true;
+                self.region.next = self.r_pids.val();
+                self.index.next = Index::PidSp;
+                if self.done.val() {
+                    self.pid.d.next =
+                        self.rdata.val().get_bits::<W_PIDS_PID>(self.f_pids_pid.val().index()) & self.pid_mask.val();
+                    self.state.d.next = State::AReadPage;
+                }
+            }
+            State::AReadPage => {
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::Pid;
+                if self.done.val() {
+                    self.version.d.next = self.rd_ver.val();
+                    self.state.d.next = State::FReadDev;
+                }
+            }
+            State::FReadDev => {
+                self.mem_read.next = true;
+                self.region.next = self.r_dev.val();
+                self.index.next = Index::Home;
+                if self.done.val() {
+                    self.dev_open.d.next =
+                        self.rdata.val().get_bits::<W_DEV_OPEN>(self.f_dev_open.val().index()) & self.gblock_mask.val();
+                    self.dev_written.d.next =
+                        self.rdata.val().get_bits::<W_DEV_WRITTEN>(self.f_dev_written.val().index())
+                            & self.pages_mask.val();
+                    self.dev_free.d.next =
+                        self.rdata.val().get_bits::<W_DEV_FREE>(self.f_dev_free.val().index()) & self.blocks_mask.val();
+                    self.dev_head.d.next =
+                        self.rdata.val().get_bits::<W_DEV_HEAD>(self.f_dev_head.val().index()) & self.bpd_m1.val();
+                    self.state.d.next = State::FCheck;
+                }
+            }
+            State::FCheck => {
+                // The open block is full and only the reserve is left: collect.
+                if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg_reserve.val()) {
+                    self.cursor.d.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.home_base.val());
+                    self.have_victim.d.next = false;
+                    self.state.d.next = State::GScan;
+                } else {
+                    self.prog_gc.d.next = false;
+                    self.pret.d.next = State::FDevv;
+                    self.state.d.next = State::PStart;
+                }
+            }
+            State::FDevv => {
+                // The home device's valid pages, plus one.
+                self.mem_read.next = !self.rmw_write.q.val();
+                self.mem_write.next = self.rmw_write.q.val();
+                self.region.next = self.r_devv.val();
+                self.index.next = Index::Home;
+                self.low.next = Low::Bump24;
+                if self.done.val() {
+                    self.rmw_write.d.next = true;
+                }
+                if self.rmw_write.q.val() & self.mem_req_ready.val() {
+                    self.rmw_write.d.next = false;
+                    self.state.d.next = State::FWriteDev;
+                }
+            }
+            State::FWriteDev => {
+                self.mem_write.next = true;
+                self.region.next = self.r_dev.val();
+                self.index.next = Index::Home;
+                self.low.next = Low::DevHead;
+                self.fill_dev.next = true;
+                if self.mem_req_ready.val() {
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_writes.val();
+                    self.state.d.next = State::WWritePage;
+                }
+            }
+            State::WWritePage => {
+                self.mem_write.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::Pid;
+                self.low.next = Low::ProgPpa;
+                self.fill_page.next = true;
+                self.pg_rc.next = 1.into();
+                self.pg_ver.next = self.version.q.val();
+                self.pg_has_entry.next = self.has_entry.q.val();
+                self.pg_entry.next = self.entry.q.val();
+                if self.mem_req_ready.val() {
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_live_pages.val();
+                    self.state.d.next = State::WMapNew;
+                    if self.has_entry.q.val() {
+                        self.state.d.next = State::WWriteEntry;
+                    }
+                }
+            }
+            State::WWriteEntry => {
+                self.mem_write.next = true;
+                self.region.next = self.r_entry.val();
+                self.index.next = Index::Entry;
+                self.low.next = Low::Pid;
+                self.fill_entry.next = true;
+                // A re-pointed entry stays queued if it was.
+                self.en_queued.next = self.stale_hit.q.val() & self.e_queued.q.val();
+                self.en_valid.next = true;
+                self.en_ver.next = self.version.q.val();
+                if self.mem_req_ready.val() {
+                    self.state.d.next = State::WMapNew;
+                }
+            }
+            State::WMapNew => {
+                self.mem_write.next = true;
+                self.region.next = self.r_l2p.val();
+                self.index.next = Index::Lpa;
+                self.low.next = Low::Pid;
+                self.fill_mapped.next = true;
+                if self.mem_req_ready.val() {
+                    if !self.old_valid.q.val() {
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_mapped_lpas.val();
+                    }
+                    self.status.d.next = self.st_unique.val();
+                    self.value.d.next = bit_cast::<32, ADDR_BITS>(self.prog_ppa.q.val());
+                    self.state.d.next = State::Respond;
+                }
+            }
+
+            // --- Programming one page into the open block; back to `pret` ------------------
+            State::PStart => {
+                self.state.d.next = State::PBlk;
+                if self.dev_written.q.val() == self.ppb.val() {
+                    self.gc_open.d.next = false;
+                    self.state.d.next = State::POpen;
+                }
+            }
+            State::POpen => {
+                // The next free block of the home device's ring.
+                self.mem_read.next = true;
+                self.region.next = self.r_free.val();
+                self.index.next = Index::FreeHead;
+                if self.done.val() {
+                    self.dev_open.d.next = self.rdata.val().get_bits::<W_FREE_BLOCK>(self.f_free_block.val().index())
+                        & self.gblock_mask.val();
+                    self.dev_head.d.next = (self.dev_head.q.val() + 1) & self.bpd_m1.val();
+                    self.dev_free.d.next = (self.dev_free.q.val() - 1) & self.blocks_mask.val();
+                    self.dev_written.d.next = 0.into();
+                    self.state.d.next = State::PBlk;
+                    if self.gc_open.q.val() {
+                        self.state.d.next = State::GRev;
+                    }
+                }
+            }
+            State::PBlk => {
+                // The open block: one more valid page; full with its last page.
+                self.mem_read.next = !self.rmw_write.q.val();
+                self.mem_write.next = self.rmw_write.q.val();
+                self.region.next = self.r_blk.val();
+                self.index.next = Index::DevOpen;
+                self.low.next = Low::Bump16;
+                self.fill_blk.next = true;
+                self.blk_full.next = self.dev_written.q.val() + 1 == self.ppb.val();
+                if self.done.val() {
+                    self.rmw_write.d.next = true;
+                }
+                if self.rmw_write.q.val() & self.mem_req_ready.val() {
+                    self.rmw_write.d.next = false;
+                    self.state.d.next = State::PWriteRev;
+                }
+            }
+            State::PWriteRev => {
+                self.mem_write.next = true;
+                self.region.next = self.r_rev.val();
+                self.index.next = Index::CurPpa;
+                self.low.next = Low::Pid;
+                if self.prog_gc.q.val() {
+                    self.low.next = Low::EPid;
+                }
+                if self.mem_req_ready.val() {
+                    self.prog_ppa.d.next = self.cur_ppa.val() & self.ppa_mask.val();
+                    self.dev_written.d.next = (self.dev_written.q.val() + 1) & self.pages_mask.val();
+                    self.state.d.next = self.pret.q.val();
+                }
+            }
+
+            // --- Garbage collection on the home device: greedy, lowest block on ties -------
+            State::GScan => {
+                self.mem_read.next = true;
+                self.region.next = self.r_blk.val();
+                self.index.next = Index::Cursor;
+                // Each block read is judged the clock after (below), from
+                // `word`, while the next one is read.
+                if self.done.val() {
+                    self.judge.d.next = true;
+                    self.judged.d.next =
+                        bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val()) & self.gblock_mask.val();
+                    self.cursor.d.next = self.cursor_next.val();
+                    if (bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val()) & self.bpd_m1.val()) == self.bpd_m1.val()
+                    {
+                        self.state.d.next = State::GScanEnd;
+                    }
+                }
+            }
+            State::GScanEnd => {
+                // The last block's judgement lands.
+                self.state.d.next = State::GPick;
+            }
+            State::GPick => {
+                self.cursor.d.next = self.victim_page0.val();
+                if !self.have_victim.q.val() {
+                    // Cannot happen below the usable pages (checked first).
+                    self.status.d.next = self.st_device_full.val();
+                    self.state.d.next = State::Respond;
+                } else if self.victim.q.val() == self.dev_open.q.val() {
+                    // Relocate into a fresh block, never into the victim.
+                    self.gc_open.d.next = true;
+                    self.state.d.next = State::POpen;
+                } else {
+                    self.state.d.next = State::GRev;
+                }
+            }
+            State::GRev => {
+                self.mem_read.next = true;
+                self.region.next = self.r_rev.val();
+                self.index.next = Index::Cursor;
+                if self.done.val() {
+                    self.e_pid.d.next =
+                        self.rdata.val().get_bits::<W_REV_PID>(self.f_rev_pid.val().index()) & self.pid_mask.val();
+                    self.state.d.next = State::GPage;
+                }
+            }
+            State::GPage => {
+                // Live: its page id is referenced and still points at it.
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::EPid;
+                if self.done.val() {
+                    self.state.d.next = State::GNext;
+                    if (self.rd_rc.val() != 0) & (self.rd_ppa.val() == self.cursor.q.val()) {
+                        self.prog_gc.d.next = true;
+                        self.pret.d.next = State::GMoved;
+                        self.state.d.next = State::PStart;
+                    }
+                }
+            }
+            State::GMoved => {
+                // The moved page's record: its new PPA, the rest as it is.
+                self.mem_read.next = !self.rmw_write.q.val();
+                self.mem_write.next = self.rmw_write.q.val();
+                self.region.next = self.r_page.val();
+                self.index.next = Index::EPid;
+                self.low.next = Low::ProgPpa;
+                self.fill_page.next = true;
+                if self.done.val() {
+                    self.rmw_write.d.next = true;
+                }
+                if self.rmw_write.q.val() & self.mem_req_ready.val() {
+                    self.rmw_write.d.next = false;
+                    self.state.d.next = State::GMove;
+                }
+            }
+            State::GMove => {
+                self.mv_valid.next = true;
+                if self.mv_ready.val() {
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_relocations.val();
+                    self.state.d.next = State::GNext;
+                }
+            }
+            State::GNext => {
+                self.cursor.d.next = self.cursor_next.val();
+                self.state.d.next = State::GRev;
+                if (bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val()) & self.ppb_m1.val()) == self.ppb_m1.val() {
+                    self.state.d.next = State::GErase;
+                }
+            }
+            State::GErase => {
+                self.mem_write.next = true;
+                self.region.next = self.r_blk.val();
+                self.index.next = Index::Victim;
+                if self.mem_req_ready.val() {
+                    self.state.d.next = State::GFree;
+                }
+            }
+            State::GFree => {
+                // The erased victim joins the end of the free ring.
+                self.mem_write.next = true;
+                self.region.next = self.r_free.val();
+                self.index.next = Index::FreeTail;
+                self.low.next = Low::Victim;
+                if self.mem_req_ready.val() {
+                    self.dev_free.d.next = (self.dev_free.q.val() + 1) & self.blocks_mask.val();
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_erases.val();
+                    self.state.d.next = State::FCheck;
+                }
+            }
+
+            // --- Releasing one reference to `old_pid`; back to `ret` ---------------------------
+            State::RReadPage => {
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::OldPid;
+                if self.done.val() {
+                    self.rel_block.d.next =
+                        bit_cast::<BLOCK_BITS, ADDR_BITS>(self.rd_ppa.val() >> self.page_field.val())
+                            & self.gblock_mask.val();
+                    self.rel_has_entry.d.next = self.rd_has_entry.val();
+                    self.rel_entry.d.next = self.rd_page_entry.val();
+                    self.state.d.next = State::RFree;
+                    if self.rd_rc.val() > 1 {
+                        self.state.d.next = State::RDec;
+                    }
+                }
+            }
+            State::RDec => {
+                self.mem_write.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::OldPid;
+                self.low.next = Low::Word;
+                self.fill_page.next = true;
+                self.pg_rc.next = self.rc_bump.val();
+                if self.mem_req_ready.val() {
+                    self.state.d.next = self.ret.q.val();
+                }
+            }
+            State::RFree => {
+                // The last reference: refcount 0, version + 1, the page invalid.
+                self.mem_write.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::OldPid;
+                self.low.next = Low::Word;
+                self.fill_page.next = true;
+                self.pg_rc.next = 0.into();
+                self.pg_ver.next = self.word.q.val().get_bits::<W_PAGE_VERSION>(self.f_page_version.val().index()) + 1;
+                if self.mem_req_ready.val() {
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_live_pages.val();
+                    self.ev_down.next = true;
+                    self.state.d.next = State::RBlk;
+                }
+            }
+            State::RBlk => {
+                // The freed page's block: one valid page fewer, full as it was.
+                self.mem_read.next = !self.rmw_write.q.val();
+                self.mem_write.next = self.rmw_write.q.val();
+                self.region.next = self.r_blk.val();
+                self.index.next = Index::RelBlock;
+                self.low.next = Low::Bump16;
+                self.low_down.next = true;
+                self.fill_blk.next = true;
+                if self.done.val() {
+                    self.rmw_write.d.next = true;
+                }
+                if self.rmw_write.q.val() & self.mem_req_ready.val() {
+                    self.rmw_write.d.next = false;
+                    self.state.d.next = State::RDevv;
+                }
+            }
+            State::RDevv => {
+                // Its device's valid pages, minus one.
+                self.mem_read.next = !self.rmw_write.q.val();
+                self.mem_write.next = self.rmw_write.q.val();
+                self.region.next = self.r_devv.val();
+                self.index.next = Index::RelDevice;
+                self.low.next = Low::Bump24;
+                self.low_down.next = true;
+                if self.done.val() {
+                    self.rmw_write.d.next = true;
+                }
+                if self.rmw_write.q.val() & self.mem_req_ready.val() {
+                    self.rmw_write.d.next = false;
+                    self.state.d.next = State::RPushPid;
+                }
+            }
+            State::RPushPid => {
+                self.mem_write.next = true;
+                self.region.next = self.r_pids.val();
+                self.index.next = Index::PidSp;
+                self.low.next = Low::OldPid;
+                if self.mem_req_ready.val() {
+                    self.pid_sp.d.next = (self.pid_sp.q.val() + 1) & self.count_mask.val();
+                    self.state.d.next = self.ret.q.val();
+                    if self.rel_has_entry.q.val() {
+                        self.state.d.next = State::REntry;
+                    }
+                }
+            }
+            State::REntry => {
+                // Its index entry, queued for the cleaner unless it is already.
+                self.mem_read.next = !self.rmw_write.q.val();
+                self.mem_write.next = self.rmw_write.q.val();
+                self.region.next = self.r_entry.val();
+                self.index.next = Index::RelEntry;
+                self.low.next = Low::Word;
+                self.fill_entry.next = true;
+                self.en_queued.next = true;
+                if self.done.val() {
+                    self.rmw_write.d.next = true;
+                    if self.rd_e_queued.val() {
+                        self.rmw_write.d.next = false;
+                        self.state.d.next = self.ret.q.val();
+                    }
+                }
+                if self.rmw_write.q.val() & self.mem_req_ready.val() {
+                    self.rmw_write.d.next = false;
+                    self.state.d.next = State::RPushStale;
+                }
+            }
+            State::RPushStale => {
+                self.mem_write.next = true;
+                self.region.next = self.r_stale.val();
+                self.index.next = Index::StaleTail;
+                self.low.next = Low::RelEntry;
+                if self.mem_req_ready.val() {
+                    self.stale_tail.d.next = (self.stale_tail.q.val() + 1) & self.ring_mask.val();
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_backlog.val();
+                    self.state.d.next = self.ret.q.val();
+                }
+            }
+
+            // --- READ and TRIM --------------------------------------------------------------
+            State::RdReadL2p => {
+                self.mem_read.next = true;
+                self.region.next = self.r_l2p.val();
+                self.index.next = Index::Lpa;
+                if self.done.val() {
+                    self.old_pid.d.next = self.rd_l2p_pid.val();
+                    self.status.d.next = self.st_unmapped.val();
+                    self.state.d.next = State::Respond;
+                    if self.rd_mapped.val() {
+                        self.state.d.next = State::RdReadPage;
+                    }
+                }
+            }
+            State::RdReadPage => {
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::OldPid;
+                if self.done.val() {
+                    self.status.d.next = self.st_mapped.val();
+                    self.value.d.next = bit_cast::<32, ADDR_BITS>(self.rd_ppa.val());
+                    self.state.d.next = State::Respond;
+                }
+            }
+            State::TReadL2p => {
+                self.mem_read.next = true;
+                self.region.next = self.r_l2p.val();
+                self.index.next = Index::Lpa;
+                if self.done.val() {
+                    self.old_pid.d.next = self.rd_l2p_pid.val();
+                    self.status.d.next = self.st_unmapped.val();
+                    self.state.d.next = State::Respond;
+                    if self.rd_mapped.val() {
+                        self.ret.d.next = State::TUnmap;
+                        self.state.d.next = State::RReadPage;
+                    }
+                }
+            }
+            State::TUnmap => {
+                self.mem_write.next = true;
+                self.region.next = self.r_l2p.val();
+                self.index.next = Index::Lpa;
+                if self.mem_req_ready.val() {
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_mapped_lpas.val();
+                    self.ev_down.next = true;
+                    self.status.d.next = self.st_trimmed.val();
+                    self.state.d.next = State::Respond;
+                }
+            }
+
+            // --- SYNC, and the cleaner: one queued entry per step ---------------------------
+            State::SyncLoop => {
+                self.state.d.next = State::CReadStale;
+                if !self.backlog.val() {
+                    self.syncing.d.next = false;
+                    self.status.d.next = self.st_done.val();
+                    self.state.d.next = State::Respond;
+                }
+            }
+            State::CReadStale => {
+                self.mem_read.next = true;
+                self.region.next = self.r_stale.val();
+                self.index.next = Index::StaleHead;
+                if self.done.val() {
+                    self.entry.d.next = self.rdata.val().get_bits::<W_STALE_ENTRY>(self.f_stale_entry.val().index())
+                        & self.entry_mask.val();
+                    self.stale_head.d.next = (self.stale_head.q.val() + 1) & self.ring_mask.val();
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_backlog.val();
+                    self.ev_down.next = true;
+                    self.state.d.next = State::CReadEntry;
+                }
+            }
+            State::CReadEntry => {
+                self.mem_read.next = true;
+                self.region.next = self.r_entry.val();
+                self.index.next = Index::Entry;
+                if self.done.val() {
+                    self.e_valid.d.next = self.rd_e_valid.val();
+                    self.e_ver.d.next = self.rd_e_ver.val();
+                    self.e_pid.d.next = self.rd_e_pid.val();
+                    self.stale_hit.d.next = true;
+                    self.state.d.next = State::CWriteEntry;
+                    if self.rd_e_valid.val() {
+                        self.state.d.next = State::CReadPage;
+                    }
+                }
+            }
+            State::CReadPage => {
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::EPid;
+                if self.done.val() {
+                    self.stale_hit.d.next = !self.hit_live.val();
+                    self.state.d.next = State::CWriteEntry;
+                }
+            }
+            State::CWriteEntry => {
+                // No longer queued; the rest as it was read.
+                self.mem_write.next = true;
+                self.region.next = self.r_entry.val();
+                self.index.next = Index::Entry;
+                self.low.next = Low::EPid;
+                self.fill_entry.next = true;
+                self.en_queued.next = false;
+                self.en_valid.next = self.e_valid.q.val();
+                self.en_ver.next = self.e_ver.q.val();
+                if self.mem_req_ready.val() {
+                    self.state.d.next = State::CDone;
+                    if self.stale_hit.q.val() {
+                        self.state.d.next = State::CDeref;
+                    }
+                }
+            }
+            State::CDeref => {
+                self.idx_cmd_valid.next = true;
+                self.idx_cmd_op.next = self.idx_deref_entry.val();
+                if self.idx_cmd_ready.val() {
+                    self.state.d.next = State::CDerefWait;
+                }
+            }
+            State::CDerefWait => {
+                self.idx_rsp_ready.next = true;
+                if self.idx_rsp_valid.val() {
+                    self.ev.next = true;
+                    self.ev_id.next = self.ev_cleaned.val();
+                    self.state.d.next = State::CDone;
+                }
+            }
+            State::CDone => {
+                self.cleaned.next = !self.syncing.q.val();
+                self.state.d.next = State::Idle;
+                if self.syncing.q.val() {
+                    self.state.d.next = State::SyncLoop;
+                }
+            }
+        }
+
+        // --- The GC scan's judgement of the block read the clock before: full,
+        // not all valid, and fewer valid pages than the best so far (the
+        // lowest block wins ties: blocks are judged in order) ----------------
+        self.wd_blk_valid.next =
+            self.word.q.val().get_bits::<W_BLK_VALID>(self.f_blk_valid.val().index()) & self.pages_mask.val();
+        if self.judge.q.val()
+            & self.word.q.val().get_bit(self.f_blk_full.val().index())
+            & (self.wd_blk_valid.val() < self.ppb.val())
+            & (!self.have_victim.q.val() | (self.wd_blk_valid.val() < self.victim_valid.q.val()))
+        {
+            self.have_victim.d.next = true;
+            self.victim.d.next = self.judged.q.val();
+            self.victim_valid.d.next = self.wd_blk_valid.val();
+        }
+
+        // --- The address: a region and what indexes it -----------------------------------
+        match self.index.val() {
+            Index::Cursor => self.index_value.next = self.cursor.q.val(),
+            Index::Lpa => self.index_value.next = self.lpa.q.val(),
+            Index::OldPid => self.index_value.next = self.old_pid.q.val(),
+            Index::EPid => self.index_value.next = self.e_pid.q.val(),
+            Index::Pid => self.index_value.next = self.pid.q.val(),
+            Index::Entry => self.index_value.next = bit_cast::<ADDR_BITS, ENTRY_BITS>(self.entry.q.val()),
+            Index::RelEntry => self.index_value.next = bit_cast::<ADDR_BITS, ENTRY_BITS>(self.rel_entry.q.val()),
+            Index::RelBlock => self.index_value.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.rel_block.q.val()),
+            Index::RelDevice => {
+                self.index_value.next =
+                    bit_cast::<ADDR_BITS, BLOCK_BITS>(self.rel_block.q.val() >> self.block_field.val())
+            }
+            Index::Home => self.index_value.next = bit_cast::<ADDR_BITS, 3>(self.home.val()),
+            Index::FreeHead => {
+                self.index_value.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.home_base.val() | self.dev_head.q.val())
+            }
+            Index::FreeTail => {
+                self.index_value.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(
+                    self.home_base.val() | ((self.dev_head.q.val() + self.dev_free.q.val()) & self.bpd_m1.val()),
+                )
+            }
+            Index::DevOpen => self.index_value.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_open.q.val()),
+            Index::Victim => self.index_value.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.victim.q.val()),
+            Index::CurPpa => self.index_value.next = self.cur_ppa.val(),
+            Index::PidSp => self.index_value.next = self.pid_sp.q.val(),
+            Index::StaleHead => {
+                self.index_value.next = bit_cast::<ADDR_BITS, ENTRY_BITS>(
+                    bit_cast::<ENTRY_BITS, RING_BITS>(self.stale_head.q.val()) & self.entry_mask.val(),
+                )
+            }
+            Index::StaleTail => {
+                self.index_value.next = bit_cast::<ADDR_BITS, ENTRY_BITS>(
+                    bit_cast::<ENTRY_BITS, RING_BITS>(self.stale_tail.q.val()) & self.entry_mask.val(),
+                )
+            }
+        }
+        self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.region.val()) << self.region_at.val())
+            | bit_cast::<MEM_ADDR_BITS, ADDR_BITS>(self.index_value.val());
+
+        // --- The word to write: the field at bit 0, then the region's others --------------
+        self.bump.next = self.word.q.val().get_bits::<LOW_BITS>(0) + 1;
+        if self.low_down.val() {
+            self.bump.next = self.word.q.val().get_bits::<LOW_BITS>(0) + self.minus_one.val();
+        }
+        match self.low.val() {
+            Low::Zero => self.low_value.next = 0.into(),
+            Low::Word => self.low_value.next = self.word.q.val().get_bits::<LOW_BITS>(0),
+            Low::Bump24 => self.low_value.next = self.bump.val(),
+            Low::Bump16 => {
+                self.low_value.next =
+                    bit_cast::<LOW_BITS, BLOCK_BITS>(bit_cast::<BLOCK_BITS, LOW_BITS>(self.bump.val()))
+            }
+            Low::Pid => self.low_value.next = self.pid.q.val(),
+            Low::EPid => self.low_value.next = self.e_pid.q.val(),
+            Low::OldPid => self.low_value.next = self.old_pid.q.val(),
+            Low::ProgPpa => self.low_value.next = self.prog_ppa.q.val(),
+            Low::Entry => self.low_value.next = bit_cast::<LOW_BITS, ENTRY_BITS>(self.entry.q.val()),
+            Low::RelEntry => self.low_value.next = bit_cast::<LOW_BITS, ENTRY_BITS>(self.rel_entry.q.val()),
+            Low::DevHead => self.low_value.next = bit_cast::<LOW_BITS, BLOCK_BITS>(self.dev_head.q.val()),
+            Low::CursorNext => {
+                self.low_value.next =
+                    bit_cast::<LOW_BITS, BLOCK_BITS>(bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val() + 1))
+            }
+            Low::Victim => self.low_value.next = bit_cast::<LOW_BITS, BLOCK_BITS>(self.victim.q.val()),
+        }
+        // Every part is zero but the one region's (its flag is the only one set).
+        self.part_mapped.next = 0.into();
+        self.part_page.next = 0.into();
+        self.part_entry.next = 0.into();
+        self.part_blk.next = 0.into();
+        self.part_dev.next = 0.into();
+        if self.fill_mapped.val() {
+            self.part_mapped.next = bits::<MEM_DATA_BITS>(1) << self.f_l2p_mapped.val();
+        }
+        if self.fill_page.val() {
+            self.part_page.next = (bit_cast::<MEM_DATA_BITS, REFCOUNT_BITS>(self.pg_rc.val())
+                << self.f_page_refcount.val())
+                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.pg_ver.val()) << self.f_page_version.val())
+                | (bit_cast::<MEM_DATA_BITS, 1>(self.pg_has_entry.val().into()) << self.f_page_has_entry.val())
+                | (bit_cast::<MEM_DATA_BITS, ENTRY_BITS>(self.pg_entry.val()) << self.f_page_entry.val());
+        }
+        if self.fill_entry.val() {
+            self.part_entry.next = (bit_cast::<MEM_DATA_BITS, 1>(self.en_queued.val().into())
+                << self.f_entry_queued.val())
+                | (bit_cast::<MEM_DATA_BITS, 1>(self.en_valid.val().into()) << self.f_entry_valid.val())
+                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.en_ver.val()) << self.f_entry_version.val());
+        }
+        if self.fill_blk.val() {
+            self.part_blk.next = bit_cast::<MEM_DATA_BITS, 1>(self.blk_full.val().into()) << self.f_blk_full.val();
+        }
+        if self.fill_dev.val() {
+            self.part_dev.next = (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_open.q.val())
+                << self.f_dev_open.val())
+                | (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_written.q.val()) << self.f_dev_written.val())
+                | (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_free.q.val()) << self.f_dev_free.val());
+        }
+        self.mem_req_wdata.next = self.part_mapped.val()
+            | self.part_page.val()
+            | self.part_entry.val()
+            | self.part_blk.val()
+            | self.part_dev.val()
+            | bit_cast::<MEM_DATA_BITS, LOW_BITS>(self.low_value.val());
+
+        // --- The memory port: one request outstanding ---------------------------------------
+        self.mem_req_valid.next = self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val());
+        self.mem_req_write.next = self.mem_write.val();
+        if self.mem_read.val() & !self.pending.q.val() & self.mem_req_ready.val() {
+            self.pending.d.next = true;
+        }
+        if self.done.val() {
+            self.pending.d.next = false;
+            self.word.d.next = self.rdata.val();
+        }
+        self.counters.count.next = self.ev.val();
+        self.counters.count_id.next = self.ev_id.val();
+        self.counters.count_down.next = self.ev_down.val();
+
+        if self.reset.val() {
+            self.state.d.next = State::InitL2p;
+            self.cursor.d.next = 0.into();
+            self.pending.d.next = false;
+            self.rmw_write.d.next = false;
+            // Return points that are always some caller's (the proof of the
+            // reference counts relies on it).
+            self.ret.d.next = State::APid;
+            self.pret.d.next = State::FDevv;
+            self.resetting.d.next = false;
+            self.syncing.d.next = false;
+            self.pid_sp.d.next = 0.into();
+            self.next_fresh.d.next = 0.into();
+            self.stale_head.d.next = 0.into();
+            self.stale_tail.d.next = 0.into();
+        }
+    }
+}
+
+/// The states `hw/formal/ftl_refcount.v` names (`S_<State>`), numbered as
+/// the emitted Verilog numbers them (declaration order; a unit test checks).
+pub const FORMAL_STATES: &[(&str, u64)] = &[
+    ("S_APid", State::APid as u64),
+    ("S_FDevv", State::FDevv as u64),
+    ("S_GMoved", State::GMoved as u64),
+    ("S_PBlk", State::PBlk as u64),
+    ("S_RBlk", State::RBlk as u64),
+    ("S_RDec", State::RDec as u64),
+    ("S_RDevv", State::RDevv as u64),
+    ("S_REntry", State::REntry as u64),
+    ("S_RFree", State::RFree as u64),
+    ("S_RPushPid", State::RPushPid as u64),
+    ("S_RReadPage", State::RReadPage as u64),
+    ("S_TUnmap", State::TUnmap as u64),
+    ("S_WMapDup", State::WMapDup as u64),
+    ("S_WUnlink", State::WUnlink as u64),
+    ("S_WWriteHit", State::WWriteHit as u64),
+    ("S_WWritePage", State::WWritePage as u64),
+];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ftl_controller_is_synthesizable() {
+        let verilog = crate::verilog::top_verilog(super::FtlController::default());
+        let stats = ditto_synth::check_synthesizable(&verilog, "top").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.ebrs, 2, "the counters' block RAM: {stats:?}");
+        assert!(stats.dffs > 500, "the controller's registers survive synthesis: {stats:?}");
+    }
+}

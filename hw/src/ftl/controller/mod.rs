@@ -1,0 +1,577 @@
+//! `FtlController`: the FTL remap controller, one state machine for every
+//! configuration. It serves the core's commands one at a time (see
+//! [`crate::ftl`] for the tables and the policies), drives the fingerprint
+//! index's command port, and keeps every table in one FTL memory behind a
+//! request/response port ([`super::layout`] defines the words).
+//! [`super::model::CoreModel`] is its golden model, together with the index.
+//!
+//! Ports (all handshakes are `valid & ready` on a rising clock edge):
+//! - `cfg_*`: the geometry (log2 of devices, blocks per device and pages per
+//!   block), the reserve of free blocks per device (at least 1), the number
+//!   of LPAs (at least 1), array-wide dedup and the reference-count limit
+//!   (at least 1). They are used as they come (a board ties them to
+//!   constants, so their arithmetic folds away): change them only during
+//!   `reset` or before `RESET`. With a valid geometry GC always finds a
+//!   victim (a write is refused first when its device holds its usable
+//!   pages); the `device full` answer after a fruitless GC scan is only for
+//!   an invalid one.
+//! - `cmd_*`: a command (op, tag, lpa, fp), offered until `cmd_ready` takes
+//!   it; it must not change while offered. The controller reads op, tag and
+//!   lpa as soon as it is idle, and takes the command once it needs nothing
+//!   more of it: a write once the index has accepted its key (the
+//!   fingerprint, read from `cmd_fp` while it is offered), anything else at
+//!   once. So the fingerprint is never copied: it stays in the offering slot.
+//! - `rsp_*`: the command's one response, held until taken.
+//! - `mv_*`: each relocation garbage collection makes (`from` -> `to`), held
+//!   until taken, before the response of the write that caused it.
+//! - `idx_*`: the fingerprint index's command and response ports, one command
+//!   at a time; `idx_reset` is a one-clock pulse on `RESET`, for the index's
+//!   reset input (together with the core's).
+//! - `mem_*`: the FTL memory, 64-bit words, address `{region, index}`. It
+//!   must apply requests in order and answer each read, in order, at least
+//!   one clock after accepting it; the controller has one request
+//!   outstanding at a time.
+//! - `cleaner_hold`: while high the background cleaner takes no new step
+//!   (a board link holds it between the commands of a host's batch, so the
+//!   batch runs as it would back to back); `SYNC` still drains.
+//! - `cleaned`: one-clock pulse when the background cleaner finished a step
+//!   it took in an idle gap (not the steps `SYNC` runs), so a test can replay
+//!   the cleaner's schedule in the golden model.
+//! - `idle`: high while the controller waits for a command with nothing for
+//!   the cleaner to do (or the cleaner held).
+//!
+//! The counters of [`super::Stat`] live in a [`CounterBank`] (block RAM);
+//! `STATS` reads them.
+//!
+//! After `reset` (and on `RESET`) the controller initialises its tables (one
+//! write per LPA, two per block and two per device) and waits for the index
+//! to clear its own; commands wait meanwhile.
+//!
+//! Inside: one state per table access. A read state holds its request until
+//! the memory accepts it and moves on when the data comes back (kept in
+//! `word`, so a following write can change a field of it); a write state
+//! moves on when the memory accepts the write. The releasing of one
+//! reference (`R*`), the programming of one page (`P*`) and garbage
+//! collection (`G*`) are shared by the commands that need them, returning
+//! through `ret` and `pret`. Each state names what it accesses rather than
+//! building it: a region, an index source ([`Index`]) and, for a write, the
+//! source of the field at bit 0 of the word ([`Low`]) and the region whose
+//! other fields it fills; one multiplexer per output then serves every
+//! state (the multiplexers were most of the logic when each state built its
+//! own address and word).
+use super::counters::CounterBank;
+use super::flash::{BLOCK_FIELD_BITS, PAGE_FIELD_BITS};
+use super::layout::{self, blk, dev, entry, l2p, page, pids, rev, stale, Field, Region};
+use super::{flag, Op, Stat, Status, ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS, VERSION_BITS};
+use crate::index::{CMD_TAG_BITS, ENTRY_BITS};
+use crate::logic_block;
+use rust_hdl::prelude::*;
+
+/// Bits of the cleaner ring's head and tail (one more than its slots'
+/// index, so a full ring differs from an empty one).
+const RING_BITS: usize = ENTRY_BITS + 1;
+// Field widths, from the layout (the types check them against the
+// registers the fields land in).
+const W_L2P_PID: usize = l2p::PID.width;
+const W_PAGE_REFCOUNT: usize = page::REFCOUNT.width;
+const W_PAGE_VERSION: usize = page::VERSION.width;
+const W_PAGE_ENTRY: usize = page::ENTRY.width;
+const W_PAGE_PPA: usize = page::PPA.width;
+const W_ENTRY_VERSION: usize = entry::VERSION.width;
+const W_ENTRY_PID: usize = entry::PID.width;
+const W_REV_PID: usize = rev::PID.width;
+const W_BLK_VALID: usize = blk::VALID.width;
+const W_DEV_OPEN: usize = dev::OPEN.width;
+const W_DEV_WRITTEN: usize = dev::WRITTEN.width;
+const W_DEV_FREE: usize = dev::FREE.width;
+const W_DEV_HEAD: usize = dev::HEAD.width;
+const W_DEVV_VALID: usize = layout::devv::VALID.width;
+const W_FREE_BLOCK: usize = layout::free::BLOCK.width;
+const W_STALE_ENTRY: usize = stale::ENTRY.width;
+const W_PIDS_PID: usize = pids::PID.width;
+/// The low bus carries each region's field at bit 0 (`layout`'s tests
+/// check every region has one, at most this wide).
+const LOW_BITS: usize = 24;
+const _: () = assert!(ENTRY_BITS == 16 && BLOCK_BITS == 16 && ADDR_BITS == 24 && LOW_BITS == ADDR_BITS);
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum State {
+    // Initialising the tables, after reset and on RESET.
+    InitL2p,
+    InitBlk,
+    InitFree,
+    InitDevSetup,
+    InitDev,
+    InitDevv,
+    InitIndex,
+    // Waiting, deciding, answering.
+    Idle,
+    Decode,
+    Respond,
+    StatsRead,
+    // WRITE_FP and WRITE_UNIQUE.
+    Put,
+    WReadL2p,
+    WReadOld,
+    WPutWait,
+    WReadEntry,
+    WReadHit,
+    WWriteHit,
+    WMapDup,
+    WRoom,
+    WFullEntry,
+    WFullStale,
+    WUnlink,
+    APid,
+    APopPid,
+    AReadPage,
+    FReadDev,
+    FCheck,
+    FDevv,
+    FWriteDev,
+    WWritePage,
+    WWriteEntry,
+    WMapNew,
+    // Programming one page into the home device's open block.
+    PStart,
+    POpen,
+    PBlk,
+    PWriteRev,
+    // Garbage collection on the home device.
+    GScan,
+    GScanEnd,
+    GPick,
+    GRev,
+    GPage,
+    GMoved,
+    GMove,
+    GNext,
+    GErase,
+    GFree,
+    // Releasing one reference to `old_pid`.
+    RReadPage,
+    RDec,
+    RFree,
+    RBlk,
+    RDevv,
+    RPushPid,
+    REntry,
+    RPushStale,
+    // READ and TRIM.
+    RdReadL2p,
+    RdReadPage,
+    TReadL2p,
+    TUnmap,
+    // SYNC and the cleaner.
+    SyncLoop,
+    CReadStale,
+    CReadEntry,
+    CReadPage,
+    CWriteEntry,
+    CDeref,
+    CDerefWait,
+    CDone,
+}
+
+/// What indexes the region a state accesses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Index {
+    /// Initialisation's LPA, block or device; the block the GC scan reads;
+    /// the GC victim's page.
+    Cursor,
+    Lpa,
+    OldPid,
+    EPid,
+    Pid,
+    Entry,
+    RelEntry,
+    /// The released page's global block, and its device.
+    RelBlock,
+    RelDevice,
+    Home,
+    /// The home device's free ring: its first slot, and the slot after its last.
+    FreeHead,
+    FreeTail,
+    DevOpen,
+    Victim,
+    /// The open block's next page.
+    CurPpa,
+    PidSp,
+    StaleHead,
+    StaleTail,
+}
+
+/// The source of the field at bit 0 of the word a state writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Low {
+    Zero,
+    /// `word`'s own (a write that changes other fields).
+    Word,
+    /// `word`'s plus or minus one (`low_down`), of its 24 or 16 bits.
+    Bump24,
+    Bump16,
+    Pid,
+    EPid,
+    OldPid,
+    ProgPpa,
+    Entry,
+    RelEntry,
+    DevHead,
+    /// The next block, as initialisation fills the free rings.
+    CursorNext,
+    Victim,
+}
+
+/// A field's offset in a word, as the RTL's constant.
+fn at(f: Field) -> Constant<Bits<8>> {
+    Constant::new(bits(f.offset as u64))
+}
+/// A region's number, as the RTL's constant.
+fn region(r: Region) -> Constant<Bits<4>> {
+    Constant::new(bits(r.number as u64))
+}
+/// A counter's number in the counter bank.
+fn event(s: Stat) -> Constant<Bits<4>> {
+    Constant::new(bits(s as u64))
+}
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(bits(v))
+}
+
+logic_block! {
+    #[derive(LogicBlock)]
+    pub struct FtlController {
+        pub clock: Signal<In, Clock>,
+        pub reset: Signal<In, Bit>,
+
+        pub cfg_dev_bits: Signal<In, Bits<2>>,
+        pub cfg_block_bits: Signal<In, Bits<4>>,
+        pub cfg_page_bits: Signal<In, Bits<4>>,
+        pub cfg_reserve: Signal<In, Bits<BLOCK_BITS>>,
+        pub cfg_lpas: Signal<In, Bits<ADDR_BITS>>,
+        pub cfg_array_wide: Signal<In, Bit>,
+        pub cfg_refcount_max: Signal<In, Bits<REFCOUNT_BITS>>,
+
+        pub cmd_valid: Signal<In, Bit>,
+        pub cmd_ready: Signal<Out, Bit>,
+        pub cmd_op: Signal<In, Bits<3>>,
+        pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
+        pub cmd_lpa: Signal<In, Bits<ADDR_BITS>>,
+        pub cmd_fp: Signal<In, Bits<160>>,
+        pub cleaner_hold: Signal<In, Bit>,
+
+        pub rsp_valid: Signal<Out, Bit>,
+        pub rsp_ready: Signal<In, Bit>,
+        pub rsp_tag: Signal<Out, Bits<CMD_TAG_BITS>>,
+        pub rsp_status: Signal<Out, Bits<4>>,
+        pub rsp_value: Signal<Out, Bits<32>>,
+        pub rsp_flags: Signal<Out, Bits<3>>,
+
+        pub mv_valid: Signal<Out, Bit>,
+        pub mv_ready: Signal<In, Bit>,
+        pub mv_from: Signal<Out, Bits<ADDR_BITS>>,
+        pub mv_to: Signal<Out, Bits<ADDR_BITS>>,
+
+        pub idx_reset: Signal<Out, Bit>,
+        pub idx_cmd_valid: Signal<Out, Bit>,
+        pub idx_cmd_ready: Signal<In, Bit>,
+        pub idx_cmd_op: Signal<Out, Bits<3>>,
+        pub idx_cmd_fp: Signal<Out, Bits<160>>,
+        pub idx_cmd_entry: Signal<Out, Bits<ENTRY_BITS>>,
+        pub idx_rsp_valid: Signal<In, Bit>,
+        pub idx_rsp_ready: Signal<Out, Bit>,
+        pub idx_rsp_status: Signal<In, Bits<4>>,
+        pub idx_rsp_entry: Signal<In, Bits<ENTRY_BITS>>,
+
+        pub mem_req_valid: Signal<Out, Bit>,
+        pub mem_req_ready: Signal<In, Bit>,
+        pub mem_req_write: Signal<Out, Bit>,
+        pub mem_req_addr: Signal<Out, Bits<MEM_ADDR_BITS>>,
+        pub mem_req_wdata: Signal<Out, Bits<MEM_DATA_BITS>>,
+        pub mem_rsp_valid: Signal<In, Bit>,
+        pub mem_rsp_rdata: Signal<In, Bits<MEM_DATA_BITS>>,
+
+        pub cleaned: Signal<Out, Bit>,
+        pub idle: Signal<Out, Bit>,
+
+        counters: CounterBank,
+
+        // --- Control -------------------------------------------------------------
+        state: DFF<State>,
+        /// Where releasing a reference returns to.
+        ret: DFF<State>,
+        /// Where programming a page returns to.
+        pret: DFF<State>,
+        /// Opening a block for garbage collection (it returns to the scan of
+        /// the victim's pages, not to programming).
+        gc_open: DFF<Bit>,
+        /// A read request was accepted and its data has not come back.
+        pending: DFF<Bit>,
+        /// A read-modify-write state has read its word and now writes it.
+        rmw_write: DFF<Bit>,
+        /// A `RESET` is being served (its response comes after the tables).
+        resetting: DFF<Bit>,
+        /// A `SYNC` is draining the cleaner.
+        syncing: DFF<Bit>,
+        /// The index's reset pulse on `RESET`, from a flip-flop.
+        idx_reset_r: DFF<Bit>,
+
+        // --- The command and its answer --------------------------------------------
+        op: DFF<Bits<3>>,
+        tag: DFF<Bits<CMD_TAG_BITS>>,
+        /// The LPA (masked to the LPAs' bits), and whether the LPA as
+        /// offered is in range (as a `STATS` selector: the counter's number
+        /// and whether there is one).
+        lpa: DFF<Bits<ADDR_BITS>>,
+        lpa_ok: DFF<Bit>,
+        stat_sel: DFF<Bits<4>>,
+        stat_ok: DFF<Bit>,
+        status: DFF<Bits<4>>,
+        value: DFF<Bits<32>>,
+        flags: DFF<Bits<3>>,
+
+        // --- A write's state ---------------------------------------------------------
+        /// The LPA's mapping before the command (a write's, a trim's): the page
+        /// id whose reference goes. Releasing always releases this one.
+        old_valid: DFF<Bit>,
+        old_pid: DFF<Bits<ADDR_BITS>>,
+        /// Releasing the old page frees a page on the home device.
+        old_frees_home: DFF<Bit>,
+        /// The index entry of the command's key (and the cleaner's entry).
+        entry: DFF<Bits<ENTRY_BITS>>,
+        /// The new copy is to own `entry`.
+        has_entry: DFF<Bit>,
+        /// `entry` is allocated already and is re-pointed (a stale hit or a
+        /// saturated copy); for the cleaner, its entry is still stale.
+        stale_hit: DFF<Bit>,
+        /// `ENTRY[entry]` as read: valid, queued, version and page id. Garbage
+        /// collection reuses `e_pid` for the page it moves.
+        e_valid: DFF<Bit>,
+        e_queued: DFF<Bit>,
+        e_ver: DFF<Bits<VERSION_BITS>>,
+        e_pid: DFF<Bits<ADDR_BITS>>,
+        /// The last word read, for a write that changes some of its fields.
+        word: DFF<Bits<MEM_DATA_BITS>>,
+        /// The new copy's page id and its version.
+        pid: DFF<Bits<ADDR_BITS>>,
+        version: DFF<Bits<VERSION_BITS>>,
+        /// The released page's global block, and its index entry.
+        rel_block: DFF<Bits<BLOCK_BITS>>,
+        rel_has_entry: DFF<Bit>,
+        rel_entry: DFF<Bits<ENTRY_BITS>>,
+
+        // --- The home device ----------------------------------------------------------
+        dev_open: DFF<Bits<BLOCK_BITS>>,
+        dev_written: DFF<Bits<BLOCK_BITS>>,
+        dev_free: DFF<Bits<BLOCK_BITS>>,
+        dev_head: DFF<Bits<BLOCK_BITS>>,
+        /// The page being programmed is garbage collection's (owner `e_pid`),
+        /// else the write's (owner `pid`); where it went.
+        prog_gc: DFF<Bit>,
+        prog_ppa: DFF<Bits<ADDR_BITS>>,
+        /// Initialisation's LPA, block or device; the GC scan's global block
+        /// (`{home, b}`); the GC victim's page (its PPA).
+        cursor: DFF<Bits<ADDR_BITS>>,
+        /// The GC scan: a block was read the clock before (`judged`), to
+        /// be judged now from `word`; the best so far.
+        judge: DFF<Bit>,
+        judged: DFF<Bits<BLOCK_BITS>>,
+        have_victim: DFF<Bit>,
+        victim: DFF<Bits<BLOCK_BITS>>,
+        victim_valid: DFF<Bits<BLOCK_BITS>>,
+
+        // --- Allocators ------------------------------------------------------------------
+        /// Freed page ids on the `PIDS` stack; the next never-used page id.
+        pid_sp: DFF<Bits<ADDR_BITS>>,
+        next_fresh: DFF<Bits<ADDR_BITS>>,
+        /// The cleaner's ring (`STALE`).
+        stale_head: DFF<Bits<RING_BITS>>,
+        stale_tail: DFF<Bits<RING_BITS>>,
+
+        // --- Combinational ---------------------------------------------------------------
+        ppb: Signal<Local, Bits<BLOCK_BITS>>,
+        bpd_m1: Signal<Local, Bits<BLOCK_BITS>>,
+        dev_m1: Signal<Local, Bits<3>>,
+        usable: Signal<Local, Bits<ADDR_BITS>>,
+        /// Value ranges: every register keeps only the bits its values can
+        /// have in this configuration (all-ones masks up to its largest
+        /// value), so that a board's constant configuration folds the others
+        /// away. LPAs; page ids, and counts of them; PPAs; global blocks,
+        /// counts of blocks and of pages in a block; the cursor's values.
+        lpa_m1: Signal<Local, Bits<ADDR_BITS>>,
+        smear1: Signal<Local, Bits<ADDR_BITS>>,
+        smear2: Signal<Local, Bits<ADDR_BITS>>,
+        smear4: Signal<Local, Bits<ADDR_BITS>>,
+        smear8: Signal<Local, Bits<ADDR_BITS>>,
+        lpa_mask: Signal<Local, Bits<ADDR_BITS>>,
+        pages_log2: Signal<Local, Bits<8>>,
+        pid_mask: Signal<Local, Bits<ADDR_BITS>>,
+        count_mask: Signal<Local, Bits<ADDR_BITS>>,
+        gblock_mask: Signal<Local, Bits<BLOCK_BITS>>,
+        ppa_mask: Signal<Local, Bits<ADDR_BITS>>,
+        cursor_mask: Signal<Local, Bits<ADDR_BITS>>,
+        cursor_next: Signal<Local, Bits<ADDR_BITS>>,
+        blocks_mask: Signal<Local, Bits<BLOCK_BITS>>,
+        pages_mask: Signal<Local, Bits<BLOCK_BITS>>,
+        home: Signal<Local, Bits<3>>,
+        home_base: Signal<Local, Bits<BLOCK_BITS>>,
+        backlog: Signal<Local, Bit>,
+        cur_ppa: Signal<Local, Bits<ADDR_BITS>>,
+        ppb_m1: Signal<Local, Bits<BLOCK_BITS>>,
+
+        /// The GC victim's first page.
+        victim_page0: Signal<Local, Bits<ADDR_BITS>>,
+        done: Signal<Local, Bit>,
+        /// The counter event of this clock (at most one), for the bank.
+        ev: Signal<Local, Bit>,
+        ev_id: Signal<Local, Bits<4>>,
+        ev_down: Signal<Local, Bit>,
+        /// What the state accesses: a read or a write, the region, its index.
+        mem_read: Signal<Local, Bit>,
+        mem_write: Signal<Local, Bit>,
+        region: Signal<Local, Bits<4>>,
+        index: Signal<Local, Index>,
+        index_value: Signal<Local, Bits<ADDR_BITS>>,
+        /// A write's word: the field at bit 0 from `low`; the other fields of
+        /// the region named by `fill_*` (none: zero).
+        low: Signal<Local, Low>,
+        low_down: Signal<Local, Bit>,
+        low_value: Signal<Local, Bits<LOW_BITS>>,
+        bump: Signal<Local, Bits<LOW_BITS>>,
+        fill_mapped: Signal<Local, Bit>,
+        fill_page: Signal<Local, Bit>,
+        fill_entry: Signal<Local, Bit>,
+        fill_blk: Signal<Local, Bit>,
+        fill_dev: Signal<Local, Bit>,
+        part_mapped: Signal<Local, Bits<MEM_DATA_BITS>>,
+        part_page: Signal<Local, Bits<MEM_DATA_BITS>>,
+        part_entry: Signal<Local, Bits<MEM_DATA_BITS>>,
+        part_blk: Signal<Local, Bits<MEM_DATA_BITS>>,
+        part_dev: Signal<Local, Bits<MEM_DATA_BITS>>,
+        /// The fields of the word just read.
+        rdata: Signal<Local, Bits<MEM_DATA_BITS>>,
+        rd_mapped: Signal<Local, Bit>,
+        rd_l2p_pid: Signal<Local, Bits<ADDR_BITS>>,
+        rd_rc: Signal<Local, Bits<REFCOUNT_BITS>>,
+        rd_ver: Signal<Local, Bits<VERSION_BITS>>,
+        rd_has_entry: Signal<Local, Bit>,
+        rd_page_entry: Signal<Local, Bits<ENTRY_BITS>>,
+        rd_ppa: Signal<Local, Bits<ADDR_BITS>>,
+        rd_e_queued: Signal<Local, Bit>,
+        rd_e_valid: Signal<Local, Bit>,
+        rd_e_ver: Signal<Local, Bits<VERSION_BITS>>,
+        rd_e_pid: Signal<Local, Bits<ADDR_BITS>>,
+        wd_blk_valid: Signal<Local, Bits<BLOCK_BITS>>,
+        rd_devv: Signal<Local, Bits<ADDR_BITS>>,
+        /// A `PAGE` word just read is the live copy `entry` points at.
+        hit_live: Signal<Local, Bit>,
+        /// The fields above bit 0 of the word to write, by region; they
+        /// default to `word`'s.
+        pg_rc: Signal<Local, Bits<REFCOUNT_BITS>>,
+        pg_ver: Signal<Local, Bits<VERSION_BITS>>,
+        pg_has_entry: Signal<Local, Bit>,
+        pg_entry: Signal<Local, Bits<ENTRY_BITS>>,
+        en_queued: Signal<Local, Bit>,
+        en_valid: Signal<Local, Bit>,
+        en_ver: Signal<Local, Bits<VERSION_BITS>>,
+        blk_full: Signal<Local, Bit>,
+        rc_bump: Signal<Local, Bits<REFCOUNT_BITS>>,
+    }
+    constants {
+        r_l2p: Constant<Bits<4>> = region(l2p::REGION),
+        r_page: Constant<Bits<4>> = region(page::REGION),
+        r_entry: Constant<Bits<4>> = region(entry::REGION),
+        r_rev: Constant<Bits<4>> = region(rev::REGION),
+        r_blk: Constant<Bits<4>> = region(blk::REGION),
+        r_dev: Constant<Bits<4>> = region(dev::REGION),
+        r_devv: Constant<Bits<4>> = region(layout::devv::REGION),
+        r_free: Constant<Bits<4>> = region(layout::free::REGION),
+        r_stale: Constant<Bits<4>> = region(stale::REGION),
+        r_pids: Constant<Bits<4>> = region(pids::REGION),
+        /// Address bit 28: the region's first.
+        region_at: Constant<Bits<8>> = k(28),
+        f_l2p_pid: Constant<Bits<8>> = at(l2p::PID),
+        f_l2p_mapped: Constant<Bits<8>> = at(l2p::MAPPED),
+        f_page_ppa: Constant<Bits<8>> = at(page::PPA),
+        f_page_entry: Constant<Bits<8>> = at(page::ENTRY),
+        f_page_has_entry: Constant<Bits<8>> = at(page::HAS_ENTRY),
+        f_page_version: Constant<Bits<8>> = at(page::VERSION),
+        f_page_refcount: Constant<Bits<8>> = at(page::REFCOUNT),
+        f_entry_pid: Constant<Bits<8>> = at(entry::PID),
+        f_entry_version: Constant<Bits<8>> = at(entry::VERSION),
+        f_entry_valid: Constant<Bits<8>> = at(entry::VALID),
+        f_entry_queued: Constant<Bits<8>> = at(entry::QUEUED),
+        f_rev_pid: Constant<Bits<8>> = at(rev::PID),
+        f_blk_valid: Constant<Bits<8>> = at(blk::VALID),
+        f_blk_full: Constant<Bits<8>> = at(blk::FULL),
+        f_dev_head: Constant<Bits<8>> = at(dev::HEAD),
+        f_dev_free: Constant<Bits<8>> = at(dev::FREE),
+        f_dev_written: Constant<Bits<8>> = at(dev::WRITTEN),
+        f_dev_open: Constant<Bits<8>> = at(dev::OPEN),
+        f_devv_valid: Constant<Bits<8>> = at(layout::devv::VALID),
+        f_free_block: Constant<Bits<8>> = at(layout::free::BLOCK),
+        f_stale_entry: Constant<Bits<8>> = at(stale::ENTRY),
+        f_pids_pid: Constant<Bits<8>> = at(pids::PID),
+        /// PPA = `{device, block, page}`: the page field's and the block field's widths.
+        page_field: Constant<Bits<8>> = k(PAGE_FIELD_BITS as u64),
+        block_field: Constant<Bits<8>> = k(BLOCK_FIELD_BITS as u64),
+        /// The key's top three bits, where device-local dedup puts the home device.
+        key_home_at: Constant<Bits<8>> = k(157),
+        one16: Constant<Bits<BLOCK_BITS>> = k(1),
+        one32: Constant<Bits<32>> = k(1),
+        /// The index's entries less one (all ones), and the cleaner ring's
+        /// head and tail range (twice the entries: a full ring is not an
+        /// empty one); [`FtlController::new`] sets them for an index.
+        entry_mask: Constant<Bits<ENTRY_BITS>> = k((1 << ENTRY_BITS) - 1),
+        ring_mask: Constant<Bits<RING_BITS>> = k((1 << RING_BITS) - 1),
+        minus_one: Constant<Bits<LOW_BITS>> = k((1 << LOW_BITS) - 1),
+        rc_minus_one: Constant<Bits<REFCOUNT_BITS>> = k((1 << REFCOUNT_BITS) - 1),
+        op_write_unique: Constant<Bits<3>> = k(Op::WriteUnique as u64),
+        op_read: Constant<Bits<3>> = k(Op::Read as u64),
+        op_trim: Constant<Bits<3>> = k(Op::Trim as u64),
+        op_stats: Constant<Bits<3>> = k(Op::Stats as u64),
+        op_sync: Constant<Bits<3>> = k(Op::Sync as u64),
+        stats: Constant<Bits<ADDR_BITS>> = k(super::STATS as u64),
+        idx_put: Constant<Bits<3>> = k(crate::index::Op::Put as u64),
+        idx_deref_entry: Constant<Bits<3>> = k(crate::index::Op::DerefEntry as u64),
+        idx_new: Constant<Bits<4>> = k(crate::index::Status::New as u64),
+        idx_found: Constant<Bits<4>> = k(crate::index::Status::Found as u64),
+        st_unique: Constant<Bits<4>> = k(Status::Unique as u64),
+        st_duplicate: Constant<Bits<4>> = k(Status::Duplicate as u64),
+        st_mapped: Constant<Bits<4>> = k(Status::Mapped as u64),
+        st_unmapped: Constant<Bits<4>> = k(Status::Unmapped as u64),
+        st_trimmed: Constant<Bits<4>> = k(Status::Trimmed as u64),
+        st_done: Constant<Bits<4>> = k(Status::Done as u64),
+        /// The first error status (every status from it up is one).
+        st_first_error: Constant<Bits<4>> = k(Status::ErrRange as u64),
+        st_range: Constant<Bits<4>> = k(Status::ErrRange as u64),
+        st_device_full: Constant<Bits<4>> = k(Status::ErrDeviceFull as u64),
+        st_malformed: Constant<Bits<4>> = k(Status::ErrMalformed as u64),
+        fl_index_full: Constant<Bits<3>> = k(flag::INDEX_FULL as u64),
+        fl_stale: Constant<Bits<3>> = k(flag::STALE as u64),
+        fl_saturated: Constant<Bits<3>> = k(flag::SATURATED as u64),
+        ev_writes: Constant<Bits<4>> = event(Stat::Writes),
+        ev_unique_writes: Constant<Bits<4>> = event(Stat::UniqueWrites),
+        ev_duplicate_writes: Constant<Bits<4>> = event(Stat::DuplicateWrites),
+        ev_relocations: Constant<Bits<4>> = event(Stat::Relocations),
+        ev_erases: Constant<Bits<4>> = event(Stat::Erases),
+        ev_stale_hits: Constant<Bits<4>> = event(Stat::StaleHits),
+        ev_cleaned: Constant<Bits<4>> = event(Stat::Cleaned),
+        ev_live_pages: Constant<Bits<4>> = event(Stat::LivePages),
+        ev_mapped_lpas: Constant<Bits<4>> = event(Stat::MappedLpas),
+        ev_index_full: Constant<Bits<4>> = event(Stat::IndexFull),
+        ev_errors: Constant<Bits<4>> = event(Stat::Errors),
+        ev_backlog: Constant<Bits<4>> = event(Stat::CleanerBacklog),
+    }
+}
+
+impl FtlController {
+    /// The controller for an index of `2^entry_bits` entries.
+    pub fn new(entry_bits: usize) -> Self {
+        assert!((1..=ENTRY_BITS).contains(&entry_bits), "entry bits: 1..={ENTRY_BITS}");
+        Self { entry_mask: k((1 << entry_bits) - 1), ring_mask: k((2 << entry_bits) - 1), ..Default::default() }
+    }
+}
+
+mod kernel;
+pub use kernel::FORMAL_STATES;

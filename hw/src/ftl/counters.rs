@@ -1,0 +1,127 @@
+//! `CounterBank`: the FTL's twelve 32-bit statistics counters
+//! ([`super::Stat`]) in one small block RAM, with one adder, instead of
+//! twelve registers and twelve adders.
+//!
+//! Ports:
+//! - `count`, `count_id`, `count_down`: one counter event per clock (counter
+//!   `count_id` counts one up, or down). Contract: two events on the same
+//!   counter are at least two clocks apart (the count of the first is
+//!   written the clock the second is registered; the controller raises each
+//!   counter's events from states that never follow each other).
+//! - `reset`: clears every counter; that takes [`CLEAR_CLOCKS`] clocks,
+//!   during which events are dropped and `value_valid` stays low.
+//! - `sel` / `value` / `value_valid`: when `value_valid` is high, `value` is
+//!   counter `sel` (as `sel` was the clock before), with every event up to
+//!   two clocks before counted. It is high whenever the RAM's read port was
+//!   free for `sel` the clock before and no count was being written then.
+//!
+//! Inside: an event is registered, its counter read from the RAM the clock
+//! after, and the sum written back the clock after that.
+use super::STATS;
+use crate::logic_block;
+use rust_hdl::prelude::*;
+
+/// Clocks a clear takes: every counter written once.
+pub const CLEAR_CLOCKS: usize = 16;
+const _: () = assert!(STATS <= CLEAR_CLOCKS);
+
+logic_block! {
+    #[derive(LogicBlock)]
+    pub struct CounterBank {
+        pub clock: Signal<In, Clock>,
+        pub reset: Signal<In, Bit>,
+        pub count: Signal<In, Bit>,
+        pub count_id: Signal<In, Bits<4>>,
+        pub count_down: Signal<In, Bit>,
+        pub sel: Signal<In, Bits<4>>,
+        pub value: Signal<Out, Bits<32>>,
+        pub value_valid: Signal<Out, Bit>,
+
+        ram: RAM<Bits<32>, 4>,
+        /// The registered event, its counter being read.
+        read_event: DFF<Bit>,
+        read_id: DFF<Bits<4>>,
+        read_down: DFF<Bit>,
+        /// The event whose counter was read, being written.
+        write_event: DFF<Bit>,
+        write_id: DFF<Bits<4>>,
+        write_down: DFF<Bit>,
+        /// The read port served `sel` with no count being written.
+        sel_read: DFF<Bit>,
+        /// Clearing: the counter being zeroed, and whether it goes on.
+        clearing: DFF<Bit>,
+        clear_id: DFF<Bits<4>>,
+    }
+    constants {
+        minus_one: Constant<Bits<32>> = Constant::new(bits(u32::MAX as u64)),
+    }
+}
+
+impl Logic for CounterBank {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            read_event,
+            read_id,
+            read_down,
+            write_event,
+            write_id,
+            write_down,
+            sel_read,
+            clearing,
+            clear_id
+        );
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+
+        // Register the event; read its counter; write the sum.
+        self.read_event.d.next = self.count.val() & !self.clearing.q.val();
+        self.read_id.d.next = self.count_id.val();
+        self.read_down.d.next = self.count_down.val();
+        self.write_event.d.next = self.read_event.q.val();
+        self.write_id.d.next = self.read_id.q.val();
+        self.write_down.d.next = self.read_down.q.val();
+        self.ram.read_address.next = self.sel.val();
+        if self.read_event.q.val() {
+            self.ram.read_address.next = self.read_id.q.val();
+        }
+        self.sel_read.d.next = !self.read_event.q.val() & !self.write_event.q.val() & !self.clearing.q.val();
+        self.value.next = self.ram.read_data.val();
+        self.value_valid.next = self.sel_read.q.val();
+
+        self.ram.write_address.next = self.write_id.q.val();
+        self.ram.write_enable.next = self.write_event.q.val();
+        self.ram.write_data.next = self.ram.read_data.val() + 1;
+        if self.write_down.q.val() {
+            self.ram.write_data.next = self.ram.read_data.val() + self.minus_one.val();
+        }
+        if self.clearing.q.val() {
+            self.ram.write_address.next = self.clear_id.q.val();
+            self.ram.write_enable.next = true;
+            self.ram.write_data.next = 0.into();
+            self.clear_id.d.next = self.clear_id.q.val() + 1;
+            if self.clear_id.q.val().all() {
+                self.clearing.d.next = false;
+            }
+        }
+        if self.reset.val() {
+            self.clearing.d.next = true;
+            self.clear_id.d.next = 0.into();
+            self.read_event.d.next = false;
+            self.write_event.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counter_bank_is_synthesizable_with_its_counters_in_block_ram() {
+        let verilog = crate::verilog::top_verilog(super::CounterBank::default());
+        let stats = ditto_synth::check_synthesizable(&verilog, "top").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.ebrs, 2, "twelve 32-bit counters: two 16-bit-wide EBRs: {stats:?}");
+        assert!(stats.luts < 150, "one adder, not twelve: {stats:?}");
+    }
+}
