@@ -96,6 +96,13 @@ fn main() {
     println!("cargo:rerun-if-changed=src/shim.rs");
     println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    // Without the `verilator` feature: no models, and no Verilator needed.
+    if std::env::var_os("CARGO_FEATURE_VERILATOR").is_none() {
+        let none = "/// Every model compiled into this crate: none (built without the `verilator` feature).\n\
+                    pub(crate) static MODELS: &[ModelEntry] = &[];\n";
+        std::fs::write(out.join("models.rs"), none).unwrap();
+        return;
+    }
     let include = verilator_include();
 
     let mut rust_table = String::new();

@@ -1,13 +1,8 @@
 //! The host driver: Ditto as a block device of 4 KiB logical pages.
 //!
 //! One device API ([`Device`]: `write`, `read`, `trim`, `flush`, `stats`)
-//! over a [`Transport`], one per way of reaching the core:
-//! - [`CosimTransport`]: the emitted Verilog of a configuration's whole core
-//!   under Verilator (every response also checked against the golden model);
-//! - [`ModelTransport`]: the golden model alone (pure software);
-//! - `LinkTransport` (`link.rs`): the Cu's whole-core board top over its
-//!   framed UART link, on a board (`serial:PATH`) or cosimulated through its
-//!   pins (`board-cosim`).
+//! over any [`Transport`] (see [`crate::transport`]: the golden model, the
+//! cosimulated core, a board over its link).
 //!
 //! The physical pages live in a [`BackingStore`] (see [`crate::store`]): one
 //! file per device, laid out by the flash geometry, with the metadata's
@@ -23,13 +18,10 @@
 //! A store outlives the process: [`Device::open`] rebuilds a fresh core from
 //! the metadata a store recovers (`LAYOUT.md` in `src/store/` states the
 //! durability contract).
-use ditto_hw::board::BoardSetup;
 use ditto_hw::ftl::flash::{Geometry, Relocation};
-use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
+use ditto_hw::ftl::model::{Command, Response};
 use ditto_hw::ftl::{flag, Op, Status, REFCOUNT_MAX, STATS};
-use ditto_hw::index::model::IndexStats;
-use ditto_hw::Config;
-use ditto_sim::ditto_core::{CoreSetup, CoreSim, HostTraffic, Job};
+use ditto_sim::ditto_core::{CoreSetup, Job};
 use ditto_sim::index::MemTiming;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -38,6 +30,8 @@ use crate::store::format::Entry;
 use crate::store::mirror::{self, Copy, Event, Mirror, MirrorError, NO_DATA, UNSHARED};
 pub use crate::store::BackingStore;
 use crate::store::{Recovered, RecoveryLog, StoreError};
+pub use crate::transport::{Backend, Completion, Transport, TransportError};
+use ditto_hw::Config;
 
 /// Bytes in a logical (and physical) page.
 pub use crate::store::PAGE;
@@ -51,17 +45,18 @@ pub enum DriverError {
     DeviceFull { lpa: u32, device: u32 },
     #[error("the core answered {status:?} to {op:?} of LPA {lpa}")]
     Unexpected { op: Op, lpa: u32, status: Status },
-    #[error("LPA {lpa} collided with another page's fingerprint and could not be stored unshared ({reason}); {}", if *trimmed { "it was trimmed and reads as zeros" } else { "trimming it failed too" })]
-    CollisionNotStored { lpa: u32, reason: String, trimmed: bool },
+    #[error("LPA {lpa} collided with another page's fingerprint and could not be stored unshared ({source}); {}", if *trimmed { "it was trimmed and reads as zeros" } else { "trimming it failed too" })]
+    CollisionNotStored { lpa: u32, source: Box<DriverError>, trimmed: bool },
     #[error("{pages} pages on {devices} device(s): at most {max} pages per device fit the PPA's fields")]
     TooLarge { pages: u64, devices: u32, max: u64 },
-    #[error("{0}")]
-    Backend(String),
-    /// A size or count past what the configuration holds.
-    #[error("{0}")]
-    Limit(String),
-    #[error("the core failed: {0}")]
-    Core(String),
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    #[error("the core's answer contradicts the store's metadata: {0}")]
+    Contradiction(#[source] MirrorError),
+    #[error("the core answered with tag {got} to command tag {sent}")]
+    TagMismatch { got: u8, sent: u8 },
+    #[error("the core maps LPA {lpa} to {core:?}; the store's metadata to {store:?}")]
+    MapDisagrees { lpa: u32, core: Option<u32>, store: Option<u32> },
     #[error("backing store {path}: {source}")]
     Store { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
@@ -74,136 +69,6 @@ pub enum DriverError {
     NoData { lpa: u32 },
     #[error("rebuilding the core: it answered {status:?} to LPA {lpa}'s write")]
     Rebuild { lpa: u32, status: Status },
-}
-
-impl DriverError {
-    fn contradiction(e: MirrorError) -> Self {
-        DriverError::Core(format!("the core's answer contradicts the store's metadata: {e}"))
-    }
-}
-
-/// One command's outcome: the response and the relocations made before it.
-pub type Completion = (Response, Vec<Relocation>);
-
-/// A way of reaching the core. Between two calls the core is idle long
-/// enough for its background cleaner to drain its backlog, on every transport,
-/// so all of them give the same results.
-pub trait Transport {
-    /// Runs `jobs` in order and returns their completions.
-    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError>;
-    /// The index's counters.
-    fn index_stats(&mut self) -> Result<IndexStats, DriverError>;
-    /// Core clock cycles spent so far (0 where there is no clock).
-    fn cycles(&self) -> u64;
-    /// The transport's name, as `--backend` spells it.
-    fn name(&self) -> String;
-}
-
-impl<T: Transport + ?Sized> Transport for Box<T> {
-    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
-        (**self).execute(jobs)
-    }
-    fn index_stats(&mut self) -> Result<IndexStats, DriverError> {
-        (**self).index_stats()
-    }
-    fn cycles(&self) -> u64 {
-        (**self).cycles()
-    }
-    fn name(&self) -> String {
-        (**self).name()
-    }
-}
-
-/// The board a backend reaches, with its fixed geometry (`None` for the
-/// backends that take any geometry). Boards exist for `cu` only.
-pub fn board_setup(backend: &str, config: &Config) -> Result<Option<BoardSetup>, DriverError> {
-    let board = match backend {
-        "board-cosim" => BoardSetup::COSIM,
-        b if b.starts_with("serial:") => BoardSetup::CU,
-        _ => return Ok(None),
-    };
-    if config.name != "cu" {
-        return Err(DriverError::Backend(format!(
-            "--backend {backend} reaches the Alchitry Cu's board top: use --config cu, not {}",
-            config.name
-        )));
-    }
-    Ok(Some(board))
-}
-
-/// The golden model alone.
-pub struct ModelTransport {
-    model: CoreModel,
-}
-
-impl ModelTransport {
-    pub fn new(config: CoreConfig) -> Self {
-        ModelTransport { model: CoreModel::new(config) }
-    }
-}
-
-impl Transport for ModelTransport {
-    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
-        let out = jobs.iter().map(|j| self.model.execute(&j.model_command())).collect();
-        // The idle gap after a call: the cleaner drains its backlog.
-        while self.model.clean_step() {}
-        Ok(out)
-    }
-    fn index_stats(&mut self) -> Result<IndexStats, DriverError> {
-        Ok(self.model.index_stats())
-    }
-    fn cycles(&self) -> u64 {
-        0
-    }
-    fn name(&self) -> String {
-        "model".into()
-    }
-}
-
-/// The whole core of a configuration under Verilator, checked against the
-/// golden model as it runs.
-pub struct CosimTransport {
-    sim: CoreSim<Box<ditto_sim::Model>>,
-    golden: CoreModel,
-    cycles: u64,
-}
-
-impl CosimTransport {
-    pub fn new(config: &Config, setup: CoreSetup) -> Result<Self, DriverError> {
-        let model = ditto_sim::Model::new(&ditto_sim::ditto_core::model_name(config))
-            .map_err(|e| DriverError::Core(e.to_string()))?;
-        let mut sim = CoreSim::attach(Box::new(model), config, setup).map_err(|e| DriverError::Core(e.to_string()))?;
-        sim.set_table_checks(false);
-        // The whole-state checks scan the device: at flushes, not after
-        // every request (each response is still checked as it comes).
-        sim.set_checks_after_each_run(false);
-        sim.set_drain_cleaner(true);
-        let golden = sim.golden();
-        Ok(CosimTransport { sim, golden, cycles: 0 })
-    }
-}
-
-impl Transport for CosimTransport {
-    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
-        let run = self
-            .sim
-            .run_checked(&mut self.golden, jobs, HostTraffic::FULL_SPEED)
-            .map_err(|e| DriverError::Core(e.to_string()))?;
-        if jobs.iter().any(|j| j.cmd.op == Op::Sync as u8) {
-            self.sim.check_state(&self.golden).map_err(|e| DriverError::Core(e.to_string()))?;
-        }
-        self.cycles += run.cycles;
-        Ok(run.responses.into_iter().zip(run.moves).collect())
-    }
-    fn index_stats(&mut self) -> Result<IndexStats, DriverError> {
-        Ok(self.sim.index_stats())
-    }
-    fn cycles(&self) -> u64 {
-        self.cycles
-    }
-    fn name(&self) -> String {
-        format!("verilator ({})", ditto_sim::ditto_core::model_name(self.sim.config()))
-    }
 }
 
 /// Driver-side counters.
@@ -389,7 +254,7 @@ impl<T: Transport> Device<T> {
                 .collect();
             for ((lpa, copy), (rsp, moves)) in chunk.iter().zip(dev.submit(jobs)?) {
                 for m in &moves {
-                    dev.mirror.apply(&Event::Move { from: m.from, to: m.to }).map_err(DriverError::contradiction)?;
+                    dev.mirror.apply(&Event::Move { from: m.from, to: m.to }).map_err(DriverError::Contradiction)?;
                 }
                 let fresh = match rsp.status {
                     Status::Unique => true,
@@ -398,7 +263,7 @@ impl<T: Transport> Device<T> {
                 };
                 let event =
                     Event::Map { lpa: *lpa, ppa: rsp.value, fresh, flags: copy.flags, fingerprint: copy.fingerprint };
-                dev.mirror.apply(&event).map_err(DriverError::contradiction)?;
+                dev.mirror.apply(&event).map_err(DriverError::Contradiction)?;
                 log.push((*lpa, (rsp, moves)));
             }
         }
@@ -480,7 +345,7 @@ impl<T: Transport> Device<T> {
         let completions = self.transport.execute(&jobs)?;
         for (job, (rsp, _)) in jobs.iter().zip(&completions) {
             if rsp.tag != job.cmd.tag {
-                return Err(DriverError::Core(format!("response tag {} for command tag {}", rsp.tag, job.cmd.tag)));
+                return Err(DriverError::TagMismatch { got: rsp.tag, sent: job.cmd.tag });
             }
             if job.cmd.op <= Op::WriteUnique as u8 && !rsp.status.is_error() {
                 self.stats.index_full_writes += (rsp.flags & flag::INDEX_FULL != 0) as u64;
@@ -492,7 +357,7 @@ impl<T: Transport> Device<T> {
 
     /// Applies one event of the operation under way to the metadata.
     fn event(&mut self, event: Event) -> Result<(), DriverError> {
-        if let Some(freed) = self.mirror.apply(&event).map_err(DriverError::contradiction)? {
+        if let Some(freed) = self.mirror.apply(&event).map_err(DriverError::Contradiction)? {
             self.freed.insert(freed);
         }
         self.events.push(event);
@@ -682,7 +547,7 @@ impl<T: Transport> Device<T> {
         });
         stored.map_err(|e| {
             let trimmed = self.run_ops(&[(Op::Trim, lpa, [0; 20])]).is_ok();
-            DriverError::CollisionNotStored { lpa, reason: e.to_string(), trimmed }
+            DriverError::CollisionNotStored { lpa, source: Box::new(e), trimmed }
         })
     }
 
@@ -712,16 +577,18 @@ impl<T: Transport> Device<T> {
                 (Op::WriteUnique, Status::Unique) => self.event(map(true, UNSHARED))?,
                 (Op::Trim, Status::Trimmed) => self.event(Event::Unmap { lpa: *lpa })?,
                 (Op::Read, Status::Mapped) if self.mirror.lookup(*lpa).map(|c| c.ppa) != Some(rsp.value) => {
-                    return Err(DriverError::Core(format!(
-                        "the core maps LPA {lpa} to PPA {}; the store's metadata says {:?}",
-                        rsp.value,
-                        self.mirror.lookup(*lpa).map(|c| c.ppa)
-                    )))
+                    return Err(DriverError::MapDisagrees {
+                        lpa: *lpa,
+                        core: Some(rsp.value),
+                        store: self.mirror.lookup(*lpa).map(|c| c.ppa),
+                    })
                 }
                 (Op::Read, Status::Unmapped) if self.mirror.lookup(*lpa).is_some() => {
-                    return Err(DriverError::Core(format!(
-                        "the core has LPA {lpa} unmapped; the store's metadata maps it"
-                    )))
+                    return Err(DriverError::MapDisagrees {
+                        lpa: *lpa,
+                        core: None,
+                        store: self.mirror.lookup(*lpa).map(|c| c.ppa),
+                    })
                 }
                 _ => {}
             }
@@ -834,24 +701,16 @@ pub fn geometry_for(pages: u32, devices: u32) -> Result<Geometry, DriverError> {
 /// The core setup for a device of `lpas` pages on `devices` devices through
 /// `backend`: [`setup_for`], or the board's own geometry, which must hold
 /// the device.
-pub fn setup_for_backend(backend: &str, config: &Config, lpas: u32, devices: u32) -> Result<CoreSetup, DriverError> {
-    let Some(board) = board_setup(backend, config)? else {
-        return setup_for(lpas, devices);
-    };
-    if lpas > board.lpas || devices != board.geometry.devices {
-        return Err(DriverError::Backend(format!(
-            "--backend {backend}: the board serves {} pages of 4 KiB on {} device(s), not {lpas} pages on {devices}",
-            board.lpas, board.geometry.devices
-        )));
+pub fn setup_for_backend(
+    backend: &Backend,
+    config: &Config,
+    lpas: u32,
+    devices: u32,
+) -> Result<CoreSetup, DriverError> {
+    match backend.board_core_setup(config, lpas, devices)? {
+        Some(setup) => Ok(setup),
+        None => setup_for(lpas, devices),
     }
-    Ok(CoreSetup {
-        lpas: board.lpas,
-        geometry: board.geometry,
-        array_wide: board.array_wide,
-        bloom: true,
-        refcount_max: board.refcount_max,
-        memory: MemTiming::fixed(2),
-    })
 }
 
 /// The core setup for a device of `lpas` pages on `devices` devices.

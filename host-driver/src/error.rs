@@ -35,6 +35,10 @@ pub enum HostError {
     #[error(transparent)]
     Size(#[from] crate::limits::SizeError),
     #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
+    #[error(transparent)]
+    Transport(#[from] crate::transport::TransportError),
+    #[error(transparent)]
     Store(#[from] crate::store::StoreError),
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },

@@ -14,8 +14,9 @@ use std::path::Path;
 
 use ditto_hw::board::protocol::{payload_lens, Deframer};
 
-use crate::driver::{setup_for, BackingStore, Device, ModelTransport};
+use crate::driver::{setup_for, BackingStore, Device};
 use crate::store::format::{decode_journal, encode_entry, journal_header, StoreSpec};
+use crate::transport::ModelTransport;
 
 /// One harness.
 #[derive(Clone, Copy)]

@@ -1,8 +1,6 @@
 //! Ditto's host side: the driver ([`driver`]: Ditto as a block device over
-//! a cosimulated core, the golden model, or a board over its framed link
-//! ([`link`])), `ditto ingest`, bitstreams, and
-//! the benchmarks.
-pub mod backend;
+//! any [`transport`]: a cosimulated core, the golden model, or a board over
+//! its framed link), `ditto ingest`, bitstreams, and the benchmarks.
 pub mod bench;
 pub mod core_bench;
 pub mod driver;
@@ -13,7 +11,6 @@ pub mod fuzz;
 pub mod hash;
 pub mod ingest;
 pub mod limits;
-pub mod link;
 pub mod mutants;
 pub mod nbd;
 mod parallel;
@@ -25,5 +22,6 @@ pub mod scratch;
 pub mod store;
 pub mod store_bench;
 pub mod synth;
+pub mod transport;
 
 pub use error::HostError;

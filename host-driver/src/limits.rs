@@ -1,6 +1,7 @@
 //! What each configuration can hold, stated once: `ditto info` prints it,
 //! and the commands check a size against it before any work starts.
-use crate::driver::{board_setup, DriverError, MAX_PAGES_PER_DEVICE};
+use crate::driver::MAX_PAGES_PER_DEVICE;
+use crate::transport::{Backend, TransportError};
 use ditto_hw::Config;
 use serde::Serialize;
 
@@ -41,11 +42,21 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
 /// Most devices (SSDs) a core serves: three key bits in device-local mode.
 pub const MAX_DEVICES: u32 = 8;
 
+/// A size or count past what a configuration holds, refused before any
+/// work starts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    #[error("{devices} devices: --config {config} --backend {backend} serves 1 to {max} device{}, a power of two", if *max == 1 { "" } else { "s" })]
+    Devices { devices: u32, config: String, backend: Backend, max: u32 },
+    #[error("{pages} pages ({} MiB) on {devices} device(s): --config {config} --backend {backend} holds at most {per_device} pages ({} MiB) per device, {} pages on {max_devices} devices (see `ditto info --config {config}`)", pages / 256, per_device / 256, per_device * *max_devices as u64)]
+    Pages { pages: u64, devices: u32, config: String, backend: Backend, per_device: u64, max_devices: u32 },
+}
+
 /// A configuration's limits, through one backend.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Limits {
     pub config: String,
-    pub backend: String,
+    pub backend: Backend,
     /// Fingerprints the index holds; a page whose bucket is full is stored
     /// unshared (not an error: the report counts it).
     pub index_entries: u64,
@@ -66,10 +77,10 @@ pub struct Limits {
 
 impl Limits {
     /// The limits of `config` through `backend` (a board's are its own).
-    pub fn of(config: &Config, backend: &str) -> Result<Limits, DriverError> {
+    pub fn of(config: &Config, backend: &Backend) -> Result<Limits, TransportError> {
         let mut limits = Limits {
             config: config.name.into(),
-            backend: backend.into(),
+            backend: backend.clone(),
             index_entries: config.index_entries() as u64,
             refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
             max_devices: MAX_DEVICES,
@@ -77,7 +88,7 @@ impl Limits {
             max_pages_per_device: MAX_PAGES_PER_DEVICE,
             physical_pages_per_device: 8_192 * 64,
         };
-        if let Some(board) = board_setup(backend, config)? {
+        if let Some(board) = backend.board(config)? {
             let g = board.geometry;
             limits.refcount_max = board.refcount_max;
             limits.max_devices = g.devices;
@@ -90,27 +101,21 @@ impl Limits {
 
     /// Refuses a device of `pages` logical pages on `devices` devices that
     /// these limits cannot hold, naming the limit.
-    pub fn check(&self, pages: u64, devices: u32) -> Result<(), DriverError> {
-        let which = format!("--config {} --backend {}", self.config, self.backend);
+    pub fn check(&self, pages: u64, devices: u32) -> Result<(), LimitError> {
+        let (config, backend) = (self.config.clone(), self.backend.clone());
         if devices == 0 || devices > self.max_devices || !devices.is_power_of_two() {
-            return Err(DriverError::Limit(format!(
-                "{devices} devices: {which} serves 1 to {} device{}, a power of two",
-                self.max_devices,
-                if self.max_devices == 1 { "" } else { "s" }
-            )));
+            return Err(LimitError::Devices { devices, config, backend, max: self.max_devices });
         }
         let per_device = pages.div_ceil(devices as u64);
         if per_device > self.max_pages_per_device {
-            return Err(DriverError::Limit(format!(
-                "{pages} pages ({} MiB) on {devices} device(s): {which} holds at most {} pages ({} MiB) per device, \
-                 {} pages on {} devices (see `ditto info --config {}`)",
-                pages / 256,
-                self.max_pages_per_device,
-                self.max_pages_per_device / 256,
-                self.max_pages_per_device * self.max_devices as u64,
-                self.max_devices,
-                self.config
-            )));
+            return Err(LimitError::Pages {
+                pages,
+                devices,
+                config,
+                backend,
+                per_device: self.max_pages_per_device,
+                max_devices: self.max_devices,
+            });
         }
         Ok(())
     }
@@ -191,22 +196,22 @@ mod tests {
 
     #[test]
     fn a_size_past_the_limit_is_refused_naming_it() {
-        let l = Limits::of(&LARGE, "verilator").unwrap();
+        let l = Limits::of(&LARGE, &Backend::Verilator).unwrap();
         l.check(l.max_pages_per_device, 1).unwrap();
         l.check(l.max_logical_pages, 8).unwrap();
         let e = l.check(l.max_pages_per_device + 1, 1).unwrap_err().to_string();
         assert!(e.contains("at most 419328 pages"), "{e}");
         assert!(l.check(16, 3).is_err() && l.check(16, 16).is_err() && l.check(16, 0).is_err());
         // The board serves its own 4,096 pages on one device.
-        let board = Limits::of(&CU, "serial:/dev/null").unwrap();
+        let board = Limits::of(&CU, &Backend::Serial("/dev/null".into())).unwrap();
         board.check(4_096, 1).unwrap();
         assert!(board.check(4_097, 1).is_err() && board.check(16, 2).is_err());
-        assert!(Limits::of(&LARGE, "board-cosim").is_err(), "the board is a cu");
+        assert!(Limits::of(&LARGE, &Backend::BoardCosim).is_err(), "the board is a cu");
     }
 
     #[test]
     fn the_index_hint_names_the_config_that_would_hold_the_data() {
-        let cu = Limits::of(&CU, "verilator").unwrap();
+        let cu = Limits::of(&CU, &Backend::Verilator).unwrap();
         assert_eq!(cu.index_hint(4_096), None);
         assert!(cu.index_hint(5_000).unwrap().contains("`--config large` (32768 fingerprints)"));
         assert!(cu.index_hint(1 << 20).unwrap().contains("no configuration"));

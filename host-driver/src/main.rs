@@ -1,6 +1,7 @@
 //! `ditto`: Ditto's command line. Every subcommand takes `--config NAME`.
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+use ditto_host::transport::{Backend, BOARD_CONFIG};
 use ditto_host::{bench, hash, sample, synth};
 use std::path::PathBuf;
 
@@ -168,7 +169,7 @@ enum Command {
         store: PathBuf,
         /// The backend whose core is rebuilt (see `ditto ingest --help`).
         #[arg(long, default_value = "verilator")]
-        backend: String,
+        backend: Backend,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -257,7 +258,7 @@ enum Command {
         config: String,
         /// The backend the limits are for (a board has its own geometry).
         #[arg(long, default_value = "verilator")]
-        backend: String,
+        backend: Backend,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -274,7 +275,7 @@ struct DeviceArgs {
     /// cosimulated through its UART pins). Every response is checked
     /// against the golden model.
     #[arg(long, default_value = "verilator")]
-    backend: String,
+    backend: Backend,
     /// The core's configuration (`ditto configs` lists them). Default:
     /// `large`, as for every command; the board backends reach the Alchitry
     /// Cu, which is built as `cu`, so for them the default is `cu`.
@@ -356,7 +357,7 @@ enum BenchCommand {
         config: String,
         /// The backend whose core is rebuilt.
         #[arg(long, default_value = "model")]
-        backend: String,
+        backend: Backend,
         /// Store size (suffixes K, M, G).
         #[arg(long, default_value = "256M")]
         size: String,
@@ -414,7 +415,7 @@ enum BenchCommand {
 
 impl DeviceArgs {
     fn is_board(&self) -> bool {
-        self.backend == "board-cosim" || self.backend.starts_with("serial:")
+        self.backend.is_board()
     }
     /// `--config`, or the default (the board's own for a board backend).
     fn config(&self) -> Result<ditto_hw::Config> {
@@ -430,8 +431,6 @@ const FIGURES_MUTANTS: u32 = 20;
 const EQUIVALENCE_SECONDS: u32 = 180;
 
 const DEFAULT_CONFIG: &str = "large";
-/// The configuration the Alchitry Cu is built as (the only one that fits it).
-const BOARD_CONFIG: &str = "cu";
 /// `serve`'s size without `--size` or a store.
 const DEFAULT_SERVE_BYTES: u64 = 16 << 20;
 
@@ -441,7 +440,7 @@ static SERVING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 static SHUTDOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A device as the commands open it: over any transport.
-type OpenDevice = ditto_host::driver::Device<Box<dyn ditto_host::driver::Transport>>;
+type OpenDevice = ditto_host::driver::Device<Box<dyn ditto_host::transport::Transport>>;
 
 /// How many pages a command needs its device to have.
 #[derive(Clone, Copy)]
@@ -464,7 +463,6 @@ fn open_device(
     pages: Pages,
     verify: bool,
 ) -> Result<(OpenDevice, PathBuf, ditto_host::limits::Limits)> {
-    use ditto_host::backend::transport;
     use ditto_host::driver::{setup_for_backend, BackingStore, Device};
     use ditto_host::store::format::StoreSpec;
     let existing = match &args.store {
@@ -501,7 +499,7 @@ fn open_device(
         None => (BackingStore::temporary(&spec)?, None),
     };
     let dir = store.dir().to_path_buf();
-    let transport = transport(&args.backend, &cfg, setup)?;
+    let transport = args.backend.open(&cfg, setup)?;
     let device = match recovered {
         None => Device::new(transport, store, verify_flag)?,
         Some(recovered) => {
@@ -546,7 +544,7 @@ fn warn_index_full(index_full: u64, limits: &ditto_host::limits::Limits, pages: 
 }
 
 /// The dedup statistics of a device, as JSON.
-fn stats_value<T: ditto_host::driver::Transport>(
+fn stats_value<T: ditto_host::transport::Transport>(
     dev: &mut ditto_host::driver::Device<T>,
 ) -> Result<serde_json::Value, ditto_host::driver::DriverError> {
     use ditto_hw::ftl::Stat;
@@ -795,7 +793,6 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Recover { store, backend, json } => {
-            use ditto_host::backend::transport;
             use ditto_host::driver::{setup_for_backend, BackingStore, Device};
             let Some(spec) = BackingStore::spec_of(&store)? else {
                 bail!("{} holds no Ditto store", store.display());
@@ -807,7 +804,7 @@ fn run(command: Command) -> Result<()> {
                 BackingStore::open_or_create(&store, &ditto_host::store::format::StoreSpec::of(cfg.name, &setup))?;
             let recovered = recovered.expect("an existing store");
             let read_seconds = started.elapsed().as_secs_f64();
-            let (mut dev, mut report) = Device::open(transport(&backend, &cfg, setup)?, opened, recovered, true)?;
+            let (mut dev, mut report) = Device::open(backend.open(&cfg, setup)?, opened, recovered, true)?;
             report.read_seconds = read_seconds;
             dev.flush()?;
             print_store_report(json, &store, &report, report.lines())?;
@@ -1120,9 +1117,9 @@ fn run(command: Command) -> Result<()> {
             bar.inc(1);
             bar.set_message("store benchmarks");
             let large = ditto_hw::config::LARGE;
-            let store = [("model", 256u64 << 20), ("verilator", 16 << 20)]
+            let store = [(Backend::Model, 256u64 << 20), (Backend::Verilator, 16 << 20)]
                 .into_iter()
-                .map(|(backend, bytes)| ditto_host::store_bench::run(&large, backend, bytes, 1))
+                .map(|(backend, bytes)| ditto_host::store_bench::run(&large, &backend, bytes, 1))
                 .collect::<Result<Vec<_>, _>>()?;
             bar.finish_and_clear();
             let markdown = ditto_host::figures::render(&ditto_host::figures::Measurements {

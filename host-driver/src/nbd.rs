@@ -389,8 +389,9 @@ fn zero_bytes<T: Transport>(device: &mut Device<T>, offset: u64, length: u32) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::{setup_for, BackingStore, ModelTransport};
+    use crate::driver::{setup_for, BackingStore};
     use crate::store::format::StoreSpec;
+    use crate::transport::ModelTransport;
     use proptest::prelude::*;
 
     /// A client's bytes in, the server's out.

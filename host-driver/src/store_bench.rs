@@ -7,7 +7,6 @@
 //! (after that clean close) finds the layout in place. It reports the
 //! journal bytes per 4 KiB page written and the time of each open, per GiB
 //! of store (wall-clock figures of this machine).
-use crate::backend::transport;
 use crate::driver::{setup_for_backend, BackingStore, Device, DriverError, PAGE};
 use crate::store::format::StoreSpec;
 use crate::HostError;
@@ -59,7 +58,12 @@ fn page(content: u64) -> Box<[u8; PAGE]> {
 
 /// Fills, overwrites and reopens a store of `bytes` bytes of `config` on
 /// `backend`, with a seeded skewed mix.
-pub fn run(config: &ditto_hw::Config, backend: &str, bytes: u64, seed: u64) -> Result<StoreBench, HostError> {
+pub fn run(
+    config: &ditto_hw::Config,
+    backend: &crate::transport::Backend,
+    bytes: u64,
+    seed: u64,
+) -> Result<StoreBench, HostError> {
     let pages = bytes / PAGE as u64;
     let limits = crate::limits::Limits::of(config, backend)?;
     limits.check(pages, 1)?;
@@ -72,7 +76,7 @@ pub fn run(config: &ditto_hw::Config, backend: &str, bytes: u64, seed: u64) -> R
         .map_err(|source| HostError::Write { path: std::env::temp_dir(), source })?;
     let dir = folder.path().join("store");
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let mut dev = Device::new(transport(backend, config, setup)?, BackingStore::create(&dir, &spec)?, true)?;
+    let mut dev = Device::new(backend.open(config, setup)?, BackingStore::create(&dir, &spec)?, true)?;
     // The whole run stays in the journal (no checkpoint at the flush), so
     // the first open measures recovering it.
     dev.set_checkpoint_min(u64::MAX);
@@ -119,7 +123,7 @@ pub fn run(config: &ditto_hw::Config, backend: &str, bytes: u64, seed: u64) -> R
         let (store, recovered) = BackingStore::open(&dir)?;
         let read_seconds = started.elapsed().as_secs_f64();
         let journal_operations = recovered.report.committed_operations + recovered.report.recovered_operations;
-        let (mut dev, report) = Device::open(transport(backend, config, setup)?, store, recovered, true)?;
+        let (mut dev, report) = Device::open(backend.open(config, setup)?, store, recovered, true)?;
         let seconds = started.elapsed().as_secs_f64();
         dev.flush()?;
         Ok(OpenTiming {

@@ -4,9 +4,11 @@
 //! damaged link; damaged, truncated and stray frames get error frames and
 //! lose nothing. The serial transport (`serial:PATH`, the `serialport`
 //! crate) drives the same cosimulated top through a pseudo-terminal.
-use ditto_host::driver::{BackingStore, Device, ModelTransport, Transport, Written, PAGE};
-use ditto_host::link::{board_core_config, CosimUartPipe, Damage, Faults, LinkStats, LinkTransport, BOARD_MODEL};
+use ditto_host::driver::{BackingStore, Device, Written, PAGE};
 use ditto_host::store::format::StoreSpec;
+use ditto_host::transport::board::faults::{Damage, Faults, FaultyPipe};
+use ditto_host::transport::board::{board_core_config, CosimUartPipe, LinkStats, LinkTransport, BOARD_MODEL};
+use ditto_host::transport::{ModelTransport, Transport};
 use ditto_hw::board::BoardSetup;
 use ditto_hw::config::CU;
 use ditto_hw::ftl::{Op, Stat};
@@ -114,7 +116,7 @@ fn model_device(name: &str) -> Device<ModelTransport> {
 fn compare_with_model(label: &str, faults: Faults, full_pages: usize) -> LinkStats {
     let stats = std::cell::Cell::new(LinkStats::default());
     cosim(label, BOARD_MODEL, |model| {
-        let mut pipe = CosimUartPipe::attach(model).unwrap();
+        let mut pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
         pipe.set_faults(faults);
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
         let mut board = Device::new(link, store(label), true).unwrap();
@@ -142,7 +144,7 @@ fn a_seeded_workload_over_the_board_link_gives_the_models_results() {
 /// master side and the cosimulated top's UART pins.
 #[test]
 fn the_serial_transport_drives_the_board_through_a_pseudo_terminal() {
-    use ditto_host::link::{BytePipe, SerialPipe};
+    use ditto_host::transport::board::{BytePipe, SerialPipe};
     use std::io::{Read, Write};
     let seed = seed("board_link_serial");
     cosim("board_link_serial", BOARD_MODEL, |model| {
@@ -152,7 +154,7 @@ fn the_serial_transport_drives_the_board_through_a_pseudo_terminal() {
         // the Cu's own rate (a pseudo-terminal takes any), before the pair's
         // own slave closes (the master hangs up when no slave is open).
         let baud = CU.clock_mhz * 1_000_000 / BoardSetup::CU.cycles_per_bit;
-        let pipe = SerialPipe::open(&path, baud).unwrap();
+        let pipe = SerialPipe::open(path.as_ref(), baud).unwrap();
         assert_eq!(pipe.name(), format!("serial:{path}"));
         drop(slave);
         // The bridge never waits on the host: each turn steps the board
@@ -211,7 +213,7 @@ fn a_damaged_link_loses_nothing_and_gives_the_models_results() {
 fn write_through(label: &str, damage: Damage) -> LinkStats {
     let stats = std::cell::Cell::new(LinkStats::default());
     cosim(label, BOARD_MODEL, |model| {
-        let pipe = CosimUartPipe::attach(model).unwrap();
+        let pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
         let mut dev = Device::new(link, store(label), true).unwrap();
         assert!(matches!(dev.write(1, &page(5)).unwrap(), Written::Unique { .. }));
@@ -262,7 +264,7 @@ fn a_frame_cut_in_its_header_after_a_page_leaves_the_lane_alone() {
     // A receive timeout inside a header must not take the previous frame's
     // page for an abandoned one (it would discard the next page's digest).
     cosim("board_link_cut_header", BOARD_MODEL, |model| {
-        let pipe = CosimUartPipe::attach(model).unwrap();
+        let pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
         let mut dev = Device::new(link, store("cut-header"), true).unwrap();
         // The WRITE's first memory answer (the frame after the WRITE) is cut
@@ -278,7 +280,7 @@ fn a_frame_cut_in_its_header_after_a_page_leaves_the_lane_alone() {
 #[test]
 fn a_damaged_response_is_asked_for_again_and_the_command_not_run_twice() {
     cosim("board_link_lost_response", BOARD_MODEL, |model| {
-        let pipe = CosimUartPipe::attach(model).unwrap();
+        let pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
         let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
         let mut dev = Device::new(link, store("lost-response"), true).unwrap();
         assert!(matches!(dev.write(1, &page(5)).unwrap(), Written::Unique { .. }));
@@ -296,7 +298,7 @@ fn a_damaged_response_is_asked_for_again_and_the_command_not_run_twice() {
 
 #[test]
 fn malformed_commands_get_an_error_status_and_the_board_keeps_serving() {
-    use ditto_host::link::BytePipe;
+    use ditto_host::transport::board::BytePipe;
     use ditto_hw::board::protocol::{kind, Deframer, Frame};
     cosim("board_link_malformed", BOARD_MODEL, |model| {
         let mut pipe = CosimUartPipe::attach(model).unwrap();

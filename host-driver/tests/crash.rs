@@ -12,9 +12,10 @@
 //!   or another address's data;
 //! - the recovered store scrubs clean and deduplicates new writes against
 //!   what it recovered.
-use ditto_host::driver::{BackingStore, Device, ModelTransport, Written, PAGE};
+use ditto_host::driver::{BackingStore, Device, Written, PAGE};
 use ditto_host::store::format::StoreSpec;
 use ditto_host::store::IoEvent;
+use ditto_host::transport::ModelTransport;
 use ditto_hw::config::LARGE;
 use ditto_hw::ftl::flash::Geometry;
 use ditto_sim::ditto_core::CoreSetup;

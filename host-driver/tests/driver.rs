@@ -2,9 +2,10 @@
 //! through the cosimulated core and the golden model gives the same results
 //! and the same data; collisions are caught; bad input gets typed errors.
 use ditto_host::driver::{
-    setup_for, BackingStore, Completion, CosimTransport, Device, DriverError, ModelTransport, Transport, Written, PAGE,
+    setup_for, BackingStore, Completion, Device, DriverError, Transport, TransportError, Written, PAGE,
 };
 use ditto_host::store::format::StoreSpec;
+use ditto_host::transport::{CosimTransport, ModelTransport};
 use ditto_hw::config::LARGE;
 use ditto_hw::ftl::{Op, Stat};
 use ditto_hw::index::model::IndexStats;
@@ -80,7 +81,7 @@ fn the_same_workload_through_the_cosimulated_core_and_the_model_gives_the_same_r
 struct WeakFingerprints(ModelTransport);
 
 impl Transport for WeakFingerprints {
-    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, DriverError> {
+    fn execute(&mut self, jobs: &[Job]) -> Result<Vec<Completion>, TransportError> {
         let jobs: Vec<Job> = jobs
             .iter()
             .map(|j| match &j.page {
@@ -95,7 +96,7 @@ impl Transport for WeakFingerprints {
             .collect();
         self.0.execute(&jobs)
     }
-    fn index_stats(&mut self) -> Result<IndexStats, DriverError> {
+    fn index_stats(&mut self) -> Result<IndexStats, TransportError> {
         self.0.index_stats()
     }
     fn cycles(&self) -> u64 {

@@ -35,6 +35,8 @@ include!(concat!(env!("OUT_DIR"), "/models.rs"));
 /// Errors of the simulation bridge.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
+    #[error("no model `{name}` is compiled into ditto-sim: it was built without its `verilator` feature")]
+    NoModels { name: String },
     #[error("no model `{name}` is compiled into ditto-sim; models: {known}")]
     UnknownModel { name: String, known: String },
     #[error("model `{model}` has no port `{port}`")]
@@ -77,6 +79,9 @@ pub struct Model {
 impl Model {
     /// Instantiates the model `name` (e.g. `hasher_cu`).
     pub fn new(name: &str) -> Result<Self, SimError> {
+        if MODELS.is_empty() {
+            return Err(SimError::NoModels { name: name.to_string() });
+        }
         let entry = MODELS
             .iter()
             .find(|m| m.name == name)
