@@ -170,6 +170,10 @@ enum Command {
         /// The backend whose core is rebuilt (see `ditto ingest --help`).
         #[arg(long, default_value = "verilator")]
         backend: Backend,
+        /// Check every response against the golden model (see `ditto
+        /// ingest --help`).
+        #[arg(long)]
+        check: bool,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -272,10 +276,15 @@ struct DeviceArgs {
     /// checked against the golden model), `model` (the golden model),
     /// `serial:PATH` (the Alchitry Cu over its USB UART, e.g.
     /// `serial:/dev/ttyUSB1`) or `board-cosim` (the Cu's board top
-    /// cosimulated through its UART pins). Every response is checked
-    /// against the golden model.
+    /// cosimulated through its UART pins). The cosimulations check every
+    /// response against the golden model; a board does with `--check`.
     #[arg(long, default_value = "verilator")]
     backend: Backend,
+    /// Check every response, relocation and index counter against the
+    /// golden model, which runs beside the device (on by itself for the
+    /// cosimulated backends): a divergence stops the command with an error.
+    #[arg(long)]
+    check: bool,
     /// The core's configuration (`ditto configs` lists them). Default:
     /// `large`, as for every command; the board backends reach the Alchitry
     /// Cu, which is built as `cu`, so for them the default is `cu`.
@@ -499,7 +508,7 @@ fn open_device(
         None => (BackingStore::temporary(&spec)?, None),
     };
     let dir = store.dir().to_path_buf();
-    let transport = args.backend.open(&cfg, setup)?;
+    let transport = args.backend.open(&cfg, setup, args.check)?;
     let device = match recovered {
         None => Device::new(transport, store, verify_flag)?,
         Some(recovered) => {
@@ -792,7 +801,7 @@ fn run(command: Command) -> Result<()> {
                 eprintln!("ditto serve: stopped: the store is flushed and closed");
             }
         }
-        Command::Recover { store, backend, json } => {
+        Command::Recover { store, backend, check, json } => {
             use ditto_host::driver::{setup_for_backend, BackingStore, Device};
             let Some(spec) = BackingStore::spec_of(&store)? else {
                 bail!("{} holds no Ditto store", store.display());
@@ -804,7 +813,7 @@ fn run(command: Command) -> Result<()> {
                 BackingStore::open_or_create(&store, &ditto_host::store::format::StoreSpec::of(cfg.name, &setup))?;
             let recovered = recovered.expect("an existing store");
             let read_seconds = started.elapsed().as_secs_f64();
-            let (mut dev, mut report) = Device::open(backend.open(&cfg, setup)?, opened, recovered, true)?;
+            let (mut dev, mut report) = Device::open(backend.open(&cfg, setup, check)?, opened, recovered, true)?;
             report.read_seconds = read_seconds;
             dev.flush()?;
             print_store_report(json, &store, &report, report.lines())?;

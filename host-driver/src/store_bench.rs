@@ -76,7 +76,7 @@ pub fn run(
         .map_err(|source| HostError::Write { path: std::env::temp_dir(), source })?;
     let dir = folder.path().join("store");
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let mut dev = Device::new(backend.open(config, setup)?, BackingStore::create(&dir, &spec)?, true)?;
+    let mut dev = Device::new(backend.open(config, setup, true)?, BackingStore::create(&dir, &spec)?, true)?;
     // The whole run stays in the journal (no checkpoint at the flush), so
     // the first open measures recovering it.
     dev.set_checkpoint_min(u64::MAX);
@@ -123,7 +123,7 @@ pub fn run(
         let (store, recovered) = BackingStore::open(&dir)?;
         let read_seconds = started.elapsed().as_secs_f64();
         let journal_operations = recovered.report.committed_operations + recovered.report.recovered_operations;
-        let (mut dev, report) = Device::open(backend.open(config, setup)?, store, recovered, true)?;
+        let (mut dev, report) = Device::open(backend.open(config, setup, true)?, store, recovered, true)?;
         let seconds = started.elapsed().as_secs_f64();
         dev.flush()?;
         Ok(OpenTiming {

@@ -8,7 +8,7 @@ use ditto_host::driver::{BackingStore, Device, Written, PAGE};
 use ditto_host::store::format::StoreSpec;
 use ditto_host::transport::board::faults::{Damage, Faults, FaultyPipe};
 use ditto_host::transport::board::{board_core_config, CosimUartPipe, LinkStats, LinkTransport, BOARD_MODEL};
-use ditto_host::transport::{ModelTransport, Transport};
+use ditto_host::transport::{Checked, ModelTransport, Transport};
 use ditto_hw::board::BoardSetup;
 use ditto_hw::config::CU;
 use ditto_hw::ftl::{Op, Stat};
@@ -107,6 +107,12 @@ fn workload<T: Transport>(
     (log, dev.stats().unwrap(), dev.transport().index_stats().unwrap())
 }
 
+/// The link over `pipe`, every response checked against the golden model.
+fn checked_link<P: ditto_host::transport::board::BytePipe>(pipe: P) -> Checked<LinkTransport<P>> {
+    let link = LinkTransport::connect(pipe).unwrap();
+    Checked::new(link, board_core_config(&CU, &BoardSetup::COSIM))
+}
+
 fn model_device(name: &str) -> Device<ModelTransport> {
     let config = board_core_config(&CU, &BoardSetup::COSIM);
     Device::new(ModelTransport::new(config), store(name), true).unwrap()
@@ -118,7 +124,7 @@ fn compare_with_model(label: &str, faults: Faults, full_pages: usize) -> LinkSta
     cosim(label, BOARD_MODEL, |model| {
         let mut pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
         pipe.set_faults(faults);
-        let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
+        let link = checked_link(pipe);
         let mut board = Device::new(link, store(label), true).unwrap();
         let (a, sa, ia) = workload(&mut board, faults.seed, full_pages);
         let (b, sb, ib) = workload(&mut model_device(label), faults.seed, full_pages);
@@ -126,7 +132,7 @@ fn compare_with_model(label: &str, faults: Faults, full_pages: usize) -> LinkSta
         assert_eq!(sa, sb, "the same counters");
         assert_eq!(ia, ib, "the same index counters");
         assert!(sa[Stat::DuplicateWrites as usize] > 0 && sa[Stat::Relocations as usize] > 0, "{sa:?}");
-        stats.set(board.transport().link_stats());
+        stats.set(board.transport().inner().link_stats());
     });
     stats.get()
 }
@@ -162,10 +168,10 @@ fn the_serial_transport_drives_the_board_through_a_pseudo_terminal() {
         serialport::SerialPort::set_timeout(&mut master, std::time::Duration::ZERO).unwrap();
         let mut board = CosimUartPipe::attach(model).unwrap();
         let host = std::thread::spawn(move || {
-            let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
+            let link = checked_link(pipe);
             let mut dev = Device::new(link, store("serial"), true).unwrap();
             let outcome = workload(&mut dev, seed, 32);
-            (outcome, dev.transport().link_stats())
+            (outcome, dev.transport().inner().link_stats())
         });
         let (mut from_host, mut to_host) = ([0u8; 4096], Vec::new());
         while !host.is_finished() {
@@ -214,14 +220,14 @@ fn write_through(label: &str, damage: Damage) -> LinkStats {
     let stats = std::cell::Cell::new(LinkStats::default());
     cosim(label, BOARD_MODEL, |model| {
         let pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
-        let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
+        let link = checked_link(pipe);
         let mut dev = Device::new(link, store(label), true).unwrap();
         assert!(matches!(dev.write(1, &page(5)).unwrap(), Written::Unique { .. }));
-        dev.transport().pipe().damage_next(damage.clone());
+        dev.transport().inner().pipe().damage_next(damage.clone());
         assert!(matches!(dev.write(2, &page(6)).unwrap(), Written::Unique { .. }), "{damage:?}");
         assert!(matches!(dev.write(3, &page(6)).unwrap(), Written::Duplicate { .. }), "{damage:?}");
         assert!(dev.read(2).unwrap() == page(6) && dev.read(1).unwrap() == page(5));
-        stats.set(dev.transport().link_stats());
+        stats.set(dev.transport().inner().link_stats());
     });
     stats.get()
 }
@@ -265,15 +271,15 @@ fn a_frame_cut_in_its_header_after_a_page_leaves_the_lane_alone() {
     // page for an abandoned one (it would discard the next page's digest).
     cosim("board_link_cut_header", BOARD_MODEL, |model| {
         let pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
-        let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
+        let link = checked_link(pipe);
         let mut dev = Device::new(link, store("cut-header"), true).unwrap();
         // The WRITE's first memory answer (the frame after the WRITE) is cut
         // after its SYNC and kind.
-        dev.transport().pipe().damage_frame(1, Damage::Truncate { keep: 2 });
+        dev.transport().inner().pipe().damage_frame(1, Damage::Truncate { keep: 2 });
         assert!(matches!(dev.write(1, &page(5)).unwrap(), Written::Unique { .. }));
         assert!(matches!(dev.write(2, &page(6)).unwrap(), Written::Unique { .. }));
         assert!(matches!(dev.write(3, &page(5)).unwrap(), Written::Duplicate { .. }));
-        assert_eq!(dev.transport().link_stats().rejected_by_board, 1);
+        assert_eq!(dev.transport().inner().link_stats().rejected_by_board, 1);
     });
 }
 
@@ -281,14 +287,14 @@ fn a_frame_cut_in_its_header_after_a_page_leaves_the_lane_alone() {
 fn a_damaged_response_is_asked_for_again_and_the_command_not_run_twice() {
     cosim("board_link_lost_response", BOARD_MODEL, |model| {
         let pipe = FaultyPipe::new(CosimUartPipe::attach(model).unwrap());
-        let link = LinkTransport::connect(pipe, &CU, BoardSetup::COSIM).unwrap();
+        let link = checked_link(pipe);
         let mut dev = Device::new(link, store("lost-response"), true).unwrap();
         assert!(matches!(dev.write(1, &page(5)).unwrap(), Written::Unique { .. }));
         // A TRIM's response: the first byte the board sends back is its
         // SYNC; damaged, the host never sees the frame and asks again.
-        dev.transport().pipe().flip_from_board(0);
+        dev.transport().inner().pipe().flip_from_board(0);
         dev.trim(1).unwrap();
-        let s = dev.transport().link_stats();
+        let s = dev.transport().inner().link_stats();
         assert!(s.again_requests >= 1, "{s:?}");
         // Had the TRIM run twice, the model check would have failed here.
         assert_eq!(dev.stats().unwrap()[Stat::MappedLpas as usize], 0);

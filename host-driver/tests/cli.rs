@@ -317,6 +317,10 @@ fn ingest_of_a_missing_path_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("use --config cu"), "{out:?}");
     let out = ditto(&["ingest", "--backend", "board-cosim", "--devices", "2"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("board-cosim serves 1 to 1 device,"), "{out:?}");
+    // A backend is parsed before anything else: a bad one is named.
+    let out = ditto(&["ingest", "--backend", "serial", "--check"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown backend `serial`"), "{out:?}");
 }
 
 #[test]

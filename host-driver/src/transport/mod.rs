@@ -20,10 +20,12 @@ use ditto_sim::index::MemTiming;
 use std::path::PathBuf;
 
 pub mod board;
+mod checked;
 pub mod model;
 #[cfg(feature = "verilator")]
 pub mod verilator;
 
+pub use checked::Checked;
 pub use model::ModelTransport;
 #[cfg(feature = "verilator")]
 pub use verilator::CosimTransport;
@@ -162,19 +164,39 @@ impl Backend {
         }))
     }
 
+    /// True for the cosimulated backends, whose every response is checked
+    /// against the golden model whether asked or not.
+    pub fn is_cosimulation(&self) -> bool {
+        matches!(self, Backend::Verilator | Backend::BoardCosim)
+    }
+
     /// The transport to the core of `config` built with `setup` (for a
-    /// board, the setup [`Backend::board_core_setup`] gave).
-    pub fn open(&self, config: &Config, setup: CoreSetup) -> Result<Box<dyn Transport>, TransportError> {
+    /// board, the setup [`Backend::board_core_setup`] gave), checked
+    /// against the golden model ([`Checked`]) when `check` says so and
+    /// always for a cosimulation (`verilator` checks itself, finer).
+    pub fn open(&self, config: &Config, setup: CoreSetup, check: bool) -> Result<Box<dyn Transport>, TransportError> {
+        let transport = self.open_unchecked(config, setup)?;
+        Ok(match self {
+            Backend::Verilator | Backend::Model => transport,
+            Backend::BoardCosim | Backend::Serial(_) if check || self.is_cosimulation() => {
+                Box::new(Checked::new(transport, setup.core_config(config)))
+            }
+            Backend::BoardCosim | Backend::Serial(_) => transport,
+        })
+    }
+
+    fn open_unchecked(&self, config: &Config, setup: CoreSetup) -> Result<Box<dyn Transport>, TransportError> {
         match self {
             Backend::Model => Ok(Box::new(ModelTransport::new(setup.core_config(config)))),
             #[cfg(feature = "verilator")]
             Backend::Verilator => Ok(Box::new(CosimTransport::new(config, setup)?)),
             #[cfg(feature = "verilator")]
             Backend::BoardCosim => {
-                let board = self.board(config)?.expect("a board backend");
+                // The cosimulation model is built with `BoardSetup::COSIM`.
+                self.board(config)?;
                 let model = ditto_sim::Model::new(board::BOARD_MODEL)?;
                 let pipe = board::CosimUartPipe::attach(Box::new(model))?;
-                Ok(Box::new(board::LinkTransport::connect(pipe, config, board)?))
+                Ok(Box::new(board::LinkTransport::connect(pipe)?))
             }
             #[cfg(not(feature = "verilator"))]
             Backend::Verilator | Backend::BoardCosim => Err(TransportError::NotBuilt(self.clone())),
@@ -182,7 +204,7 @@ impl Backend {
                 let board = self.board(config)?.expect("a board backend");
                 let baud = config.clock_mhz * 1_000_000 / board.cycles_per_bit;
                 let pipe = board::SerialPipe::open(path, baud)?;
-                Ok(Box::new(board::LinkTransport::connect(pipe, config, board)?))
+                Ok(Box::new(board::LinkTransport::connect(pipe)?))
             }
         }
     }
@@ -205,8 +227,8 @@ pub enum Divergence {
         want_flags: u8,
         want_moves: Vec<(u32, u32)>,
     },
-    #[error("it took {steps} cleaner steps before command {tag}, the model had only {had} to take")]
-    CleanerSteps { steps: u16, tag: u8, had: u16 },
+    #[error("it answered {completions} of {jobs} commands")]
+    Count { jobs: usize, completions: usize },
     #[error("index counters {got:?}, the model's {want:?}")]
     IndexStats { got: IndexStats, want: IndexStats },
 }
