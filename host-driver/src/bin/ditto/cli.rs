@@ -1,0 +1,444 @@
+//! `ditto`'s arguments, as clap parses them: the subcommands, how a
+//! command reaches a device, the benchmarks, and the defaults.
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use ditto_host::synth;
+use ditto_host::transport::{Backend, BOARD_CONFIG};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "ditto", version, about = "Ditto: an open inline-deduplication core for FPGAs")]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Write the Verilog of a configuration: its whole-core board top
+    /// (`ditto_<config>.v`, what `ditto synth` builds), its interim board top
+    /// (`_interim.v`), hasher (`_hasher.v`), index (`_index.v`) and whole core
+    /// without a board (`_core.v`, what the cosimulation runs).
+    Verilog {
+        /// The configuration (`ditto configs` lists them); only those whose
+        /// index is on chip (`cu`) have board tops.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// The folder the files go to.
+        #[arg(long, default_value = "out/verilog")]
+        out: PathBuf,
+    },
+    /// Hash FILE in 4 KiB pages through the cosimulated hardware (the last
+    /// partial page zero-filled); every digest is checked against the `sha1`
+    /// crate. Without FILE, a built-in sample is hashed.
+    Hash {
+        file: Option<PathBuf>,
+        /// The configuration whose hasher runs (`ditto configs` lists them).
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Record the whole cosimulation into this VCD file.
+        #[arg(long)]
+        waveform: Option<PathBuf>,
+    },
+    /// Deduplicate a file, a directory tree (each file in 4 KiB pages) or a
+    /// disk image through Ditto, store the pages in a backing store of D
+    /// device files, and report. Without PATH, a built-in sample is used.
+    Ingest {
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Share duplicates without comparing their bytes (trusted data).
+        #[arg(long)]
+        no_verify: bool,
+        /// The synthesis report whose Fmax turns cycles into throughput.
+        #[arg(long, default_value = "out/synth/report.json")]
+        synth_report: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Program a board with a bitstream from `ditto synth` (iceprog, over the
+    /// board's FTDI USB interface).
+    Flash {
+        /// The board (today the Alchitry Cu).
+        #[arg(long, default_value = "alchitry-cu")]
+        board: String,
+        /// The bitstream `ditto synth` wrote.
+        #[arg(long, default_value = "out/synth/ditto.bin")]
+        bitstream: PathBuf,
+    },
+    /// Replay a block trace in the FIU format (ts pid process lba size W|R
+    /// major minor md5...), writes through WRITE_FP with the trace's hashes.
+    Replay {
+        trace: PathBuf,
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Number the trace's pages from 0 in the order they are first
+        /// touched, so a trace that addresses hundreds of GiB replays on a
+        /// device as large as the pages it touches.
+        #[arg(long)]
+        dense: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve Ditto as a Network Block Device (fixed newstyle; READ, WRITE
+    /// with FUA, WRITE_ZEROES, TRIM, FLUSH, DISCONNECT) to any number of
+    /// clients at once. With `--store DIR` the disk persists: a restart on
+    /// the same folder serves it again. SIGTERM or Ctrl-C flushes and
+    /// closes the store.
+    Serve {
+        /// Listen here, e.g. 127.0.0.1:10809.
+        #[arg(long)]
+        nbd: String,
+        /// Device size in bytes (suffixes K, M, G: powers of 1024). Default:
+        /// the store's size for an existing `--store`, else 16M.
+        #[arg(long)]
+        size: Option<String>,
+        /// Disconnect a client that sends nothing for this many seconds
+        /// (default: never; other clients are served meanwhile either way).
+        #[arg(long)]
+        idle_timeout: Option<u64>,
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Share duplicates without comparing their bytes (trusted data).
+        #[arg(long)]
+        no_verify: bool,
+        /// After each client, write the dedup statistics here (JSON).
+        #[arg(long)]
+        stats_json: Option<PathBuf>,
+        /// Stop after this many clients.
+        #[arg(long)]
+        clients: Option<u32>,
+    },
+    /// Synthesize, place and route a configuration for a board, and pack its
+    /// bitstream; writes DIR/report.json and DIR/ditto.bin. Fails when
+    /// placement fails or timing is not met.
+    Synth {
+        /// The board (today the Alchitry Cu).
+        #[arg(long, default_value = "alchitry-cu")]
+        board: String,
+        /// The configuration to build. Default: the board's own (`cu` for
+        /// the Alchitry Cu, the only configuration that fits its
+        /// iCE40-HX8K), not the `large` other commands default to.
+        #[arg(long)]
+        config: Option<String>,
+        /// Where the report, the Verilog and the bitstream go.
+        #[arg(long, default_value = "out/synth")]
+        out: PathBuf,
+        /// nextpnr seeds to try in order, until one meets timing.
+        #[arg(long, value_delimiter = ',', default_values_t = synth::DEFAULT_SEEDS.to_vec())]
+        seeds: Vec<u64>,
+        /// `core` (the default) builds the whole-core board top, the Cu's
+        /// bitstream; `interim` the interim board top (hasher and index,
+        /// no FTL); `hasher` measures the bare hasher alone.
+        #[arg(long, value_enum, default_value = "core")]
+        block: synth::Block,
+    },
+    /// Benchmarks, measured in cosimulation of the emitted Verilog.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+    /// Run the commands behind the README's figures and print them as
+    /// Markdown, or write them into the figure block of a file with
+    /// `--update README.md`: the hasher benchmark of every configuration,
+    /// three Cu syntheses (whole-core board top, interim top, hasher alone),
+    /// the index throughput and capacity benchmarks, the whole-core
+    /// benchmark and fio against `ditto serve` (about 20 minutes).
+    Figures {
+        /// Replace the figure block of this Markdown file.
+        #[arg(long)]
+        update: Option<PathBuf>,
+        /// Where the syntheses write their outputs.
+        #[arg(long, default_value = "out/figures")]
+        out: PathBuf,
+        /// Pages per benchmark stream (hasher and whole core).
+        #[arg(long, default_value_t = 64)]
+        pages: usize,
+    },
+    /// Open a store after a crash (or a clean stop): recover its metadata
+    /// from the checkpoint and the journal, rebuild a core from it on the
+    /// backend, copy the data into a new generation if the layout changed,
+    /// and report what it did and how long it took.
+    Recover {
+        /// The store's folder.
+        #[arg(long)]
+        store: PathBuf,
+        /// The backend whose core is rebuilt (see `ditto ingest --help`).
+        #[arg(long, default_value = "verilator")]
+        backend: Backend,
+        /// Check every response against the golden model (see `ditto
+        /// ingest --help`).
+        #[arg(long)]
+        check: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check every stored page of a store against its fingerprint and list
+    /// the logical addresses each bad page affects (exit status 1 if any).
+    /// Nothing in the store is changed.
+    Scrub {
+        /// The store's folder.
+        #[arg(long)]
+        store: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prove the hardware's formal properties by k-induction on the emitted
+    /// Verilog (Yosys `sat -tempinduct`) and check each proof's covers; exit
+    /// status 1 if a property fails, a cover is not reached or a planted bug
+    /// is missed.
+    Prove {
+        /// Only this proof (repeatable); the names are listed by `--list`.
+        #[arg(long)]
+        only: Vec<String>,
+        /// Also plant each proof's bugs and check that each gives a
+        /// counterexample.
+        #[arg(long)]
+        planted: bool,
+        /// Where counterexamples and cover witnesses (VCD) are written.
+        #[arg(long, default_value = "target/formal")]
+        waveforms: PathBuf,
+        /// List the proofs and stop.
+        #[arg(long)]
+        list: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure the tests' strength: mutate each module's emitted Verilog
+    /// (Yosys `mutate`, as MCY does), run every mutant against the module's
+    /// cosimulation suite and proofs, and check each survivor for
+    /// equivalence. A benchmark: a few minutes per module.
+    Mutants {
+        /// Only this module (repeatable); the names are listed by `--list`.
+        #[arg(long = "module")]
+        modules: Vec<String>,
+        /// Mutants per module.
+        #[arg(long, default_value_t = 40)]
+        count: u32,
+        /// Picks the mutations and seeds the suites.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Judge only this mutant of the sample, by its number (repeatable):
+        /// re-runs a survivor alone.
+        #[arg(long = "mutant")]
+        mutants: Vec<u32>,
+        /// Cycles a survivor is compared with the design for.
+        #[arg(long, default_value_t = 8)]
+        depth: u32,
+        /// Seconds each step of a survivor's comparison may take. The cut
+        /// at every register takes 70 to 100 s on the whole `large` core.
+        #[arg(long, default_value_t = EQUIVALENCE_SECONDS)]
+        equivalence_seconds: u32,
+        /// Where the proofs' counterexamples (VCD) are written.
+        #[arg(long, default_value = "target/formal")]
+        waveforms: PathBuf,
+        /// List the modules and stop.
+        #[arg(long)]
+        list: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Write the table into this Markdown file's mutants block (with
+        /// `--module`, only those modules' rows, in a table made with the
+        /// same options).
+        #[arg(long)]
+        update: Option<PathBuf>,
+    },
+    /// List the configurations.
+    Configs,
+    /// What a configuration holds: index entries, the reference-count
+    /// limit, devices, logical and physical pages (every command checks a
+    /// size against these before it starts).
+    Info {
+        /// The configuration (`ditto configs` lists them).
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// The backend the limits are for (a board has its own geometry).
+        #[arg(long, default_value = "verilator")]
+        backend: Backend,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// How a command reaches a Ditto device (`ingest`, `serve`, `replay`).
+#[derive(clap::Args)]
+pub(crate) struct DeviceArgs {
+    /// `verilator` (the emitted Verilog of the whole core, cosimulated and
+    /// checked against the golden model), `model` (the golden model),
+    /// `serial:PATH` (the Alchitry Cu over its USB UART, e.g.
+    /// `serial:/dev/ttyUSB1`) or `board-cosim` (the Cu's board top
+    /// cosimulated through its UART pins). The cosimulations check every
+    /// response against the golden model; a board does with `--check`.
+    #[arg(long, default_value = "verilator")]
+    pub(crate) backend: Backend,
+    /// Check every response, relocation and index counter against the
+    /// golden model, which runs beside the device (on by itself for the
+    /// cosimulated backends): a divergence stops the command with an error.
+    #[arg(long)]
+    pub(crate) check: bool,
+    /// The core's configuration (`ditto configs` lists them). Default:
+    /// `large`, as for every command; the board backends reach the Alchitry
+    /// Cu, which is built as `cu`, so for them the default is `cu`.
+    #[arg(long)]
+    pub(crate) config: Option<String>,
+    /// SSDs in the array (1, 2, 4 or 8). Default: 1, or the store's.
+    #[arg(long)]
+    pub(crate) devices: Option<u32>,
+    /// The store: a folder that keeps the disk (data, journal, checkpoint)
+    /// across runs. An existing store is opened (and recovered after a
+    /// crash); an absent one is created. Default: a fresh temporary store,
+    /// removed when the command ends.
+    #[arg(long)]
+    pub(crate) store: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum BenchCommand {
+    /// Hasher steady-state cycles per page, latency, and cosimulation speed.
+    Hasher {
+        /// A configuration name, or `all`.
+        #[arg(long, default_value = "all")]
+        config: String,
+        /// Random pages hashed.
+        #[arg(long, default_value_t = 64)]
+        pages: usize,
+        /// Seed of the random pages and stalls.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The whole core (hasher, index, FTL): steady-state cycles per page of
+    /// all-unique and all-duplicate page streams against the SHA-1 limit,
+    /// write and trim latency, dedup ratio array-wide vs device-local on 8
+    /// devices, write amplification under GC, and metadata bits. Every run
+    /// is checked against the golden model.
+    Core {
+        /// A configuration name, or `all`.
+        #[arg(long, default_value = "all")]
+        config: String,
+        /// Full pages per stream.
+        #[arg(long, default_value_t = 64)]
+        pages: usize,
+        /// Read latency of the memories, in cycles.
+        #[arg(long, default_value_t = 2)]
+        latency: u64,
+        /// Seed of the random pages.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// fio's 4 KiB random-write and random-read IOPS (one request at a time)
+    /// against `ditto serve`, for the model and the cosimulated core
+    /// (wall-clock figures: they depend on the machine).
+    Fio {
+        /// The configuration served.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// Device size in bytes.
+        #[arg(long, default_value_t = 16 << 20)]
+        size: u64,
+        /// Seconds per fio job.
+        #[arg(long, default_value_t = 10)]
+        seconds: u32,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What persistence costs: journal bytes per 4 KiB written, and the
+    /// time to open a store after a crash (journal recovered, core rebuilt,
+    /// data copied) and after a clean close, per GiB (wall-clock figures).
+    Store {
+        /// The configuration.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// The backend whose core is rebuilt.
+        #[arg(long, default_value = "model")]
+        backend: Backend,
+        /// Store size (suffixes K, M, G).
+        #[arg(long, default_value = "256M")]
+        size: String,
+        /// Seed of the workload.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// SVG plots: hasher cycles per page against lanes, index throughput
+    /// against FSMs, dedup ratio against index size.
+    Plots {
+        /// The folder the SVG files go to.
+        #[arg(long, default_value = "docs/plots")]
+        out: PathBuf,
+        /// Seed of the measured workloads.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Fingerprint index capacity: entries, and the block RAM and logic of
+    /// the index alone (Yosys).
+    Capacity {
+        /// A configuration name, or `all`. Default `cu`: the index whose
+        /// table is in block RAM, where its capacity costs the chip's EBRs.
+        #[arg(long, default_value = "cu")]
+        config: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fingerprint index throughput: against FSMs (uniform workload, table
+    /// half full), and the worst case (all new, table 90% full) with and
+    /// without Bloom filters against the best (duplicates only). Every
+    /// response is checked against the golden model.
+    Index {
+        /// The configuration whose index runs (default `large`: eight
+        /// lookup FSMs, the one with an array of them to scale).
+        #[arg(long, default_value = "large")]
+        config: String,
+        /// Latency of the memory ports, in cycles.
+        #[arg(long, default_value_t = 64)]
+        latency: u64,
+        /// INSERT commands measured per run.
+        #[arg(long, default_value_t = 4096)]
+        commands: usize,
+        /// Seed of the workloads.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl DeviceArgs {
+    pub(crate) fn is_board(&self) -> bool {
+        self.backend.is_board()
+    }
+    /// `--config`, or the default (the board's own for a board backend).
+    pub(crate) fn config(&self) -> Result<ditto_hw::Config> {
+        let name = self.config.as_deref().unwrap_or(if self.is_board() { BOARD_CONFIG } else { DEFAULT_CONFIG });
+        Ok(ditto_hw::by_name(name)?)
+    }
+}
+
+/// Mutants per module behind the README's mutation table (`ditto figures`).
+pub(crate) const FIGURES_MUTANTS: u32 = 20;
+/// `ditto mutants`'s time for each step of a survivor's comparison.
+pub(crate) const EQUIVALENCE_SECONDS: u32 = 180;
+/// The configuration every command uses unless told otherwise.
+pub(crate) const DEFAULT_CONFIG: &str = "large";
+/// `serve`'s size without `--size` or a store.
+pub(crate) const DEFAULT_SERVE_BYTES: u64 = 16 << 20;
