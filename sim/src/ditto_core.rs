@@ -141,6 +141,8 @@ pub enum CoreError {
     Data(String),
     #[error("the FTL memory got a request for {addr:#x}, beyond its region")]
     BadAddress { addr: u32 },
+    #[error("the FTL memory got {word:#018x} for {addr:#x}, a `{region}` word, with bits {stray:#018x} that no field of it owns")]
+    StrayBits { addr: u32, region: &'static str, word: u64, stray: u64 },
     #[error("golden model invariant: {0}")]
     Invariant(String),
 }
@@ -176,6 +178,9 @@ struct FtlMemory {
     rng: ChaCha8Rng,
     words: HashMap<u32, u64>,
     limits: [u32; 16],
+    /// Per region, the bits its fields own (`layout.rs`): a word written
+    /// with any other bit set is an error.
+    owned: [(u64, &'static str); 16],
     queue: VecDeque<(u64, u64)>,
     req_ready: bool,
     presenting: bool,
@@ -199,11 +204,17 @@ impl FtlMemory {
         limits[region::FREE as usize] = 1 << 16;
         limits[region::STALE as usize] = 1 << 16;
         limits[region::PIDS as usize] = g.pages();
+        let mut owned = [(0, "none"); 16];
+        for r in ditto_hw::ftl::layout::REGIONS {
+            let bits = r.fields.iter().fold(0u64, |m, f| m | (u64::MAX >> (64 - f.width)) << f.offset);
+            owned[r.number as usize] = (bits, r.name);
+        }
         FtlMemory {
             timing,
             rng: ChaCha8Rng::seed_from_u64(0),
             words: HashMap::new(),
             limits,
+            owned,
             queue: VecDeque::new(),
             req_ready: false,
             presenting: false,
@@ -510,7 +521,12 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 return Err(CoreError::BadAddress { addr });
             }
             if m.get(self.pins.mem_req_write) == 1 {
-                mem.words.insert(addr, m.get(self.pins.mem_req_wdata));
+                let word = m.get(self.pins.mem_req_wdata);
+                let (owned, region) = mem.owned[(addr >> 28) as usize];
+                if word & !owned != 0 {
+                    return Err(CoreError::StrayBits { addr, region, word, stray: word & !owned });
+                }
+                mem.words.insert(addr, word);
             } else {
                 mem.queue.push_back((now + mem.timing.latency, mem.words.get(&addr).copied().unwrap_or(0)));
             }
