@@ -10,11 +10,11 @@
 //! hardware's background-cleaner steps into the model where they happened,
 //! and checks the data: a duplicate's PPA must hold the content written, and
 //! every LPA must read back its last content.
-use crate::hasher::{hex, sha1_of};
+use crate::hasher::hex;
 use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
 use crate::{Model, PortId, SimError};
-use ditto_hw::ftl::flash::{Geometry, Relocation};
-use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel, Response};
+use ditto_hw::ftl::flash::Relocation;
+use ditto_hw::ftl::model::{Command, CoreModel, Response};
 use ditto_hw::ftl::{region, Op, Stat, Status, STATS};
 use ditto_hw::index::model::IndexStats;
 use ditto_hw::index::{Fingerprint, TABLE_ADDR_BITS};
@@ -24,89 +24,10 @@ use rand_chacha::ChaCha8Rng;
 use std::borrow::BorrowMut;
 use std::collections::{HashMap, VecDeque};
 
-/// A 4 KiB page.
-pub type Page = [u8; 4096];
+mod types;
+pub mod workload;
 
-/// One command and, for a `WRITE`, its page.
-#[derive(Clone, Debug)]
-pub struct Job {
-    pub cmd: Command,
-    pub page: Option<Box<Page>>,
-}
-
-impl Job {
-    /// The command as the golden model sees it (a `WRITE` carries its page's SHA-1).
-    pub fn model_command(&self) -> Command {
-        let mut cmd = self.cmd;
-        if let Some(page) = &self.page {
-            cmd.fp = sha1_of(page);
-        }
-        cmd
-    }
-}
-
-/// How the core is set up.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CoreSetup {
-    pub lpas: u32,
-    pub geometry: Geometry,
-    pub array_wide: bool,
-    pub bloom: bool,
-    /// A page's reference-count limit (`cfg_refcount_max`, 1 to
-    /// [`ditto_hw::ftl::REFCOUNT_MAX`]).
-    pub refcount_max: u32,
-    /// Timing of all three memories.
-    pub memory: MemTiming,
-}
-
-impl CoreSetup {
-    /// The golden model's parameters for this setup on `config`.
-    pub fn core_config(&self, config: &Config) -> CoreConfig {
-        CoreConfig {
-            lpas: self.lpas,
-            geometry: self.geometry,
-            index_bucket_bits: config.index_bucket_bits,
-            bloom: self.bloom,
-            array_wide: self.array_wide,
-            refcount_max: self.refcount_max,
-        }
-    }
-}
-
-/// Stall probabilities on the host side.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HostTraffic {
-    pub cmd_valid: f64,
-    pub page_valid: f64,
-    pub rsp_ready: f64,
-    pub mv_ready: f64,
-    pub seed: u64,
-}
-
-impl HostTraffic {
-    pub const FULL_SPEED: HostTraffic =
-        HostTraffic { cmd_valid: 1.0, page_valid: 1.0, rsp_ready: 1.0, mv_ready: 1.0, seed: 0 };
-}
-
-/// A run's result.
-#[derive(Clone, Debug, Default)]
-pub struct CoreRun {
-    pub responses: Vec<Response>,
-    /// Relocations taken before each response.
-    pub moves: Vec<Vec<Relocation>>,
-    /// Cleaner steps (in idle gaps) finished before each command ran.
-    pub cleaner_steps: Vec<u32>,
-    /// Cleaner steps after the last response.
-    pub trailing_cleaner_steps: u32,
-    /// Cycles from the first command offered to the last response taken.
-    pub cycles: u64,
-    /// Cycle (from the run's start) each command was taken into the slot on.
-    pub taken_at: Vec<u64>,
-    /// Cycle (from the run's start) each response left on.
-    pub answered_at: Vec<u64>,
-    /// Cycle (from the run's start) the last word of each job's page went in.
-    pub page_done_at: Vec<Option<u64>>,
-}
+pub use types::{CoreRun, CoreSetup, HostTraffic, Job, Page};
 
 /// A cosimulation failure.
 #[derive(Debug, thiserror::Error)]
@@ -880,69 +801,5 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             _ => {}
         }
         Ok(())
-    }
-}
-
-/// Command streams for tests and benchmarks.
-pub mod workload {
-    use super::*;
-
-    /// A page whose content is named by `content` (same number, same bytes).
-    pub fn page_of(content: u32) -> Box<Page> {
-        let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0000_0000 ^ content as u64);
-        let mut page = Box::new([0u8; 4096]);
-        rng.fill(&mut page[..]);
-        page
-    }
-
-    /// A fingerprint named by `content` (for `WRITE_FP`; distinct from pages').
-    pub fn fp_of(content: u32) -> Fingerprint {
-        let mut rng = ChaCha8Rng::seed_from_u64(0xf00d_0000_0000 ^ content as u64);
-        rng.gen()
-    }
-
-    pub fn job(op: Op, tag: u8, lpa: u32, content: u32) -> Job {
-        match op {
-            Op::Write => Job { cmd: Command::new(op, tag, lpa, [0; 20]), page: Some(page_of(content)) },
-            _ => Job { cmd: Command::new(op, tag, lpa, fp_of(content)), page: None },
-        }
-    }
-
-    /// Contents `0..HOT_CONTENTS` are the hot ones of [`mixed`].
-    pub const HOT_CONTENTS: u32 = 3;
-
-    /// A random mix: writes rich in duplicates, skewed as real disks are
-    /// (one write in four is one of [`HOT_CONTENTS`] hot contents, the rest
-    /// from a pool of `contents` cold ones), overwrites, `WRITE_UNIQUE`s,
-    /// reads, trims, statistics (some out of range), out-of-range LPAs, a
-    /// `SYNC` now and then and a `RESET` about once in 5,000 commands.
-    /// `full_pages` of every 1,000 writes are full-page `WRITE`s.
-    pub fn mixed(rng: &mut ChaCha8Rng, n: usize, lpas: u32, contents: u32, full_pages: u32) -> Vec<Job> {
-        (0..n)
-            .map(|i| {
-                let tag = i as u8;
-                let lpa = if rng.gen_ratio(1, 200) { lpas + rng.gen_range(0..16) } else { rng.gen_range(0..lpas) };
-                let content = if rng.gen_ratio(1, 4) {
-                    rng.gen_range(0..HOT_CONTENTS)
-                } else {
-                    HOT_CONTENTS + rng.gen_range(0..contents)
-                };
-                match rng.gen_range(0..100) {
-                    0..=59 if rng.gen_range(0..1000) < full_pages => job(Op::Write, tag, lpa, content),
-                    0..=59 => job(Op::WriteFp, tag, lpa, content),
-                    60..=62 => job(Op::WriteUnique, tag, lpa, content),
-                    63..=79 => job(Op::Read, tag, lpa, 0),
-                    80..=96 => job(Op::Trim, tag, lpa, 0),
-                    97..=98 => job(Op::Stats, tag, rng.gen_range(0..STATS as u32 + 2), 0),
-                    _ if rng.gen_ratio(1, 50) => job(Op::Reset, tag, 0, 0),
-                    _ => job(Op::Sync, tag, 0, 0),
-                }
-            })
-            .collect()
-    }
-
-    /// `READ` of every LPA (tags continue from `first_tag`).
-    pub fn read_all(lpas: u32, first_tag: usize) -> Vec<Job> {
-        (0..lpas).map(|l| job(Op::Read, (first_tag + l as usize) as u8, l, 0)).collect()
     }
 }
