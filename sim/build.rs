@@ -31,11 +31,6 @@ fn models() -> Vec<(String, String)> {
     for cfg in ditto_hw::CONFIGS {
         models.push((format!("core_{}", cfg.name), ditto_hw::config::core_verilog(cfg)));
     }
-    // The Alchitry Cu board top, for tests through its UART pins.
-    models.push((
-        "board_cu".to_string(),
-        ditto_hw::config::board_verilog(&ditto_hw::config::CU).expect("the cu index table is on chip"),
-    ));
     // The Cu's whole-core board top, built for cosimulation (a fast UART,
     // short timeouts, a small geometry), for tests through its UART pins.
     models.push((

@@ -54,7 +54,6 @@ fn flow_row(md: &mut String, what: &str, cmd: &str, r: &FlowReport) {
 /// Everything the figures are made of, as the commands measured it.
 pub struct Measurements<'a> {
     pub hashers: &'a [HasherBench],
-    pub interim: &'a FlowReport,
     pub block: &'a FlowReport,
     pub core_board: &'a CoreBoardFit,
     pub index: &'a [IndexBench],
@@ -66,7 +65,7 @@ pub struct Measurements<'a> {
 
 /// The Markdown block for the given measurements.
 pub fn render(m: &Measurements) -> String {
-    let Measurements { hashers, interim, block, core_board, index, capacity, core, fio, store } = *m;
+    let Measurements { hashers, block, core_board, index, capacity, core, fio, store } = *m;
     let mut md = String::new();
     writeln!(md, "{BEGIN}").unwrap();
     writeln!(md, "\nSHA-1 hasher, cosimulated from the emitted Verilog (`ditto bench hasher --pages {}`; cycle counts are exact, speed depends on the machine):\n", hashers.first().map_or(0, |h| h.pages)).unwrap();
@@ -87,7 +86,7 @@ pub fn render(m: &Measurements) -> String {
         )
         .unwrap();
     }
-    writeln!(md, "\nAlchitry Cu (iCE40-HX8K), Yosys + nextpnr at a {} MHz target:\n", interim.target_mhz).unwrap();
+    writeln!(md, "\nAlchitry Cu (iCE40-HX8K), Yosys + nextpnr at a {} MHz target:\n", block.target_mhz).unwrap();
     writeln!(md, "| what | command | logic cells | LUT4 | flip-flops | carries | EBRs | Fmax | seed |").unwrap();
     writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
     match core_board {
@@ -103,13 +102,8 @@ pub fn render(m: &Measurements) -> String {
         )
         .unwrap(),
     }
-    for (what, cmd, r) in [
-        ("interim board top: hasher + index + UART + glue", "ditto synth --config cu --block interim", interim),
-        ("hasher alone (for `cu`: one engine)", "ditto synth --config cu --block hasher", block),
-    ] {
-        flow_row(&mut md, what, cmd, r);
-    }
-    writeln!(md, "\nTools: {}; {}.\n", interim.yosys_version.trim(), interim.nextpnr_version.trim()).unwrap();
+    flow_row(&mut md, "hasher alone (for `cu`: one engine)", "ditto synth --config cu --block hasher", block);
+    writeln!(md, "\nTools: {}; {}.\n", block.yosys_version.trim(), block.nextpnr_version.trim()).unwrap();
     render_index(&mut md, index, capacity);
     render_core(&mut md, core);
     render_fio(&mut md, fio);

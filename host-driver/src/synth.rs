@@ -17,10 +17,6 @@ pub enum Block {
     /// with [`ditto_hw::board::BoardSetup::CU`]): the product's top, and the
     /// bitstream the Cu runs.
     Core,
-    /// The interim board top ([`ditto_hw::board::BoardTop`]): the
-    /// configuration's hasher and index behind the board's UART, without the
-    /// FTL controller (what the Cu ran until the whole core met timing).
-    Interim,
     /// The configuration's bare SHA-1 hasher (lanes and their input FIFOs),
     /// placed on the HX8K's ct256 package (its 198 ports outnumber the Cu's
     /// pins) only to measure its own logic cells and Fmax.
@@ -42,17 +38,6 @@ pub fn synth_block(
     std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
     let verilog = out.join("ditto.v");
     let (source, pins, package) = match block {
-        Block::Interim => (
-            ditto_hw::config::board_verilog(config).ok_or_else(|| {
-                HostError::InvalidArgument(format!(
-                    "configuration `{}` keeps its index table in external memory and has no board top; \
-                     use --block hasher, or --config cu",
-                    config.name
-                ))
-            })?,
-            ALCHITRY_CU_PCF,
-            ditto_synth::PACKAGE,
-        ),
         Block::Core => (
             ditto_hw::config::core_board_verilog(config, &ditto_hw::board::BoardSetup::CU).ok_or_else(|| {
                 HostError::InvalidArgument(format!(
@@ -79,7 +64,6 @@ pub fn synth_block(
         seeds: seeds.to_vec(),
         board: match block {
             Block::Core => board.into(),
-            Block::Interim => format!("{board} (interim hasher-and-index top)"),
             Block::Hasher => format!("{board} (hasher block alone, HX8K ct256)"),
         },
         config: config.name.into(),

@@ -167,16 +167,6 @@ macro_rules! configurations {
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }
-
-        /// Verilog of the board top of `config` (its hasher and index behind
-        /// the USB UART), for configurations whose index table is on chip.
-        pub fn board_verilog(config: &Config) -> Option<String> {
-            match config.name {
-                $($name => $onchip.then(|| crate::verilog::top_verilog(
-                    <lane_generics!(crate::board::BoardTop, $lanes, $fb, $fsms, { $bb + 3 }, $bb)>::new(config))),)+
-                other => unreachable!("configuration {other} is declared in ALL"),
-            }
-        }
     };
 }
 

@@ -2,9 +2,7 @@
 pub mod core_top;
 pub mod crc32;
 pub mod protocol;
-pub mod top;
 pub mod uart;
 
 pub use core_top::{BoardSetup, CoreBoardTop};
-pub use top::BoardTop;
 pub use uart::{UartRx, UartTx};

@@ -16,8 +16,8 @@ pub(crate) struct Cli {
 #[derive(Subcommand)]
 pub(crate) enum Command {
     /// Write the Verilog of a configuration: its whole-core board top
-    /// (`ditto_<config>.v`, what `ditto synth` builds), its interim board top
-    /// (`_interim.v`), hasher (`_hasher.v`), index (`_index.v`) and whole core
+    /// (`ditto_<config>.v`, what `ditto synth` builds), hasher (`_hasher.v`),
+    /// index (`_index.v`) and whole core
     /// without a board (`_core.v`, what the cosimulation runs).
     Verilog {
         /// The configuration (`ditto configs` lists them); only those whose
@@ -133,8 +133,7 @@ pub(crate) enum Command {
         #[arg(long, value_delimiter = ',', default_values_t = synth::DEFAULT_SEEDS.to_vec())]
         seeds: Vec<u64>,
         /// `core` (the default) builds the whole-core board top, the Cu's
-        /// bitstream; `interim` the interim board top (hasher and index,
-        /// no FTL); `hasher` measures the bare hasher alone.
+        /// bitstream; `hasher` measures the bare hasher alone.
         #[arg(long, value_enum, default_value = "core")]
         block: synth::Block,
     },
@@ -146,7 +145,7 @@ pub(crate) enum Command {
     /// Run the commands behind the README's figures and print them as
     /// Markdown, or write them into the figure block of a file with
     /// `--update README.md`: the hasher benchmark of every configuration,
-    /// three Cu syntheses (whole-core board top, interim top, hasher alone),
+    /// two Cu syntheses (whole-core board top, hasher alone),
     /// the index throughput and capacity benchmarks, the whole-core
     /// benchmark and fio against `ditto serve` (about 20 minutes).
     Figures {

@@ -71,8 +71,7 @@ fn run(command: Command) -> Result<()> {
             // Board tops exist for configurations whose index table is on chip.
             let core_board = ditto_hw::config::core_board_verilog(&cfg, &ditto_hw::board::BoardSetup::CU)
                 .map(|v| (format!("ditto_{}.v", cfg.name), v));
-            let interim = ditto_hw::config::board_verilog(&cfg).map(|v| (format!("ditto_{}_interim.v", cfg.name), v));
-            for (file, text) in core_board.into_iter().chain(interim).chain([
+            for (file, text) in core_board.into_iter().chain([
                 (format!("ditto_{}_hasher.v", cfg.name), ditto_hw::config::hasher_verilog(&cfg)),
                 (format!("ditto_{}_index.v", cfg.name), ditto_hw::config::index_verilog(&cfg)),
                 (format!("ditto_{}_core.v", cfg.name), ditto_hw::config::core_verilog(&cfg)),
@@ -479,21 +478,12 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Figures { update, out, pages } => {
-            let bar = steps(10, "hasher benchmarks");
+            let bar = steps(7, "hasher benchmarks");
             let hashers = ditto_hw::CONFIGS
                 .iter()
                 .map(|cfg| bench::bench_hasher(cfg, pages, 1))
                 .collect::<Result<Vec<_>, _>>()?;
             let cu = ditto_hw::config::CU;
-            bar.inc(1);
-            bar.set_message("synthesis: the interim board top");
-            let interim = synth::synth_block(
-                "alchitry-cu",
-                &cu,
-                synth::Block::Interim,
-                &out.join("interim"),
-                synth::DEFAULT_SEEDS,
-            )?;
             bar.inc(1);
             bar.set_message("synthesis: the hasher alone");
             let block = synth::synth_block(
@@ -553,7 +543,6 @@ fn run(command: Command) -> Result<()> {
             let markdown = ditto_host::figures::render(&ditto_host::figures::Measurements {
                 store: &store,
                 hashers: &hashers,
-                interim: &interim,
                 block: &block,
                 core_board: &core_board,
                 index: &index_runs,

@@ -1,8 +1,8 @@
 //! Fault injection for the board link's tests: [`FaultyPipe`] wraps any
 //! byte pipe and damages what crosses it, at random from a seed
 //! ([`Faults`]) or once where a test says ([`Damage`]). Built only with the
-//! `fault-injection` feature, which the crate's own tests turn on (a
-//! dev-dependency on itself): `ditto` and the library's users never carry it.
+//! `fault-injection` feature, which the system tests (`tests/`) turn on:
+//! `ditto` and the library's users never carry it.
 use super::BytePipe;
 use crate::transport::TransportError;
 use rand::Rng;

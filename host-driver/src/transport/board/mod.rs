@@ -3,8 +3,8 @@
 //! [`BytePipe`]: the Alchitry Cu's USB UART ([`SerialPipe`]) or the
 //! cosimulated top's UART pins, driven bit by bit ([`CosimUartPipe`], with
 //! the `verilator` feature). A test damages the link with
-//! [`faults::FaultyPipe`] (the `fault-injection` feature, which only the
-//! tests turn on): the production pipes carry no fault injection.
+//! `faults::FaultyPipe` (the `fault-injection` feature, which only the
+//! system tests turn on): the production pipes carry no fault injection.
 use super::TransportError;
 use ditto_hw::board::BoardSetup;
 use ditto_hw::config::Config;
