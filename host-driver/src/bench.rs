@@ -30,10 +30,11 @@ pub struct HasherBench {
 pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
     let min_pages = 4 * config.lanes + 2;
     if pages < min_pages {
-        return Err(HostError::InvalidArgument(format!(
-            "at least {min_pages} pages are needed to reach the steady state of {} lane(s), got {pages}",
-            config.lanes
-        )));
+        return Err(HostError::TooFewPages {
+            min: min_pages,
+            got: pages,
+            why: format!("to reach the steady state of {} lane(s)", config.lanes),
+        });
     }
     let mut rng = ditto_sim::testkit::rng(seed);
     let data: Vec<[u8; 4096]> = (0..pages).map(|_| ditto_sim::testkit::random_page(&mut rng)).collect();
@@ -114,16 +115,18 @@ pub fn bench_index(
     use ditto_sim::index::{model_name, workload as wl, IndexSetup, IndexSim, MemTiming, Traffic};
     use rand::Rng;
     if !INDEX_WORKLOADS.contains(&workload) {
-        return Err(HostError::InvalidArgument(format!(
-            "unknown workload `{workload}`; known: {}",
-            INDEX_WORKLOADS.join(", ")
-        )));
+        return Err(HostError::UnknownName {
+            kind: "workload",
+            name: workload.to_string(),
+            known: INDEX_WORKLOADS.join(", "),
+        });
     }
     if !fsms.is_power_of_two() || fsms > config.index_fsms {
-        return Err(HostError::InvalidArgument(format!(
-            "FSMs must be a power of two up to {} for `{}`, got {fsms}",
-            config.index_fsms, config.name
-        )));
+        return Err(HostError::OutOfRange {
+            option: "--fsms",
+            value: fsms as u64,
+            allowed: format!("a power of two up to {} for `{}`", config.index_fsms, config.name),
+        });
     }
     let mut rng = ditto_sim::testkit::rng(seed);
     let mut model = ditto_sim::Model::new(&model_name(config))?;

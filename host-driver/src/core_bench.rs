@@ -179,7 +179,7 @@ fn figures(
 pub fn bench_stream(config: &Config, unique: bool, pages: usize, latency: u64) -> Result<CoreBench, HostError> {
     let min = 8 * config.lanes + 4;
     if pages < min {
-        return Err(HostError::InvalidArgument(format!("at least {min} pages are needed, got {pages}")));
+        return Err(HostError::TooFewPages { min, got: pages, why: format!("for `{}`'s lanes", config.name) });
     }
     let lpas = pages as u32 + 2;
     let s = setup(1, 64, 64, 2, lpas, true, latency);
@@ -191,7 +191,7 @@ pub fn bench_stream(config: &Config, unique: bool, pages: usize, latency: u64) -
     let run = check(sim.run_checked(&mut golden, &jobs, HostTraffic::FULL_SPEED))?;
     let want = if unique { Status::Unique } else { Status::Duplicate };
     if run.responses[1..].iter().any(|r| r.status != want) {
-        return Err(HostError::InvalidArgument(format!("the stream was not all {want:?}")));
+        return Err(HostError::StreamNotAll(want));
     }
     // Steady state: the second half, over a whole number of rounds of the lanes.
     let span = ((pages - 1 - pages / 2) / config.lanes).max(1) * config.lanes;

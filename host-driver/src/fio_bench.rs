@@ -34,24 +34,22 @@ impl Drop for Server {
     }
 }
 
-fn fio_job(url: &str, rw: &str, size: u64, seconds: u32) -> Result<(f64, f64), HostError> {
+fn fio_job(url: &str, rw: &'static str, size: u64, seconds: u32) -> Result<(f64, f64), HostError> {
     let out = Command::new("fio")
         .args(["--name=bench", "--ioengine=nbd", &format!("--uri={url}"), &format!("--rw={rw}"), "--bs=4k"])
         .args([&format!("--size={size}"), "--time_based", &format!("--runtime={seconds}"), "--iodepth=1"])
         .args(["--randrepeat=1", "--output-format=json"])
         .output()
-        .map_err(|e| HostError::InvalidArgument(format!("cannot run fio ({e}): apt-get install fio")))?;
+        .map_err(|source| HostError::Tool { tool: "fio".into(), hint: ": apt-get install fio", source })?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        return Err(HostError::InvalidArgument(format!(
-            "fio {rw} failed: {}{}",
-            text,
-            String::from_utf8_lossy(&out.stderr)
-        )));
+        return Err(HostError::FioFailed {
+            job: rw,
+            output: format!("{}{}", text, String::from_utf8_lossy(&out.stderr)),
+        });
     }
     let json = text.find('{').map(|at| &text[at..]).unwrap_or("");
-    let v: serde_json::Value = serde_json::from_str(json)
-        .map_err(|e| HostError::InvalidArgument(format!("fio {rw}: unreadable JSON ({e})")))?;
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|source| HostError::FioJson { job: rw, source })?;
     let side = if rw.contains("write") { "write" } else { "read" };
     let job = &v["jobs"][0][side];
     let iops = job["iops"].as_f64().unwrap_or(0.0);
@@ -66,10 +64,8 @@ pub fn bench_fio(ditto: &Path, backend: &str, config: &str, size: u64, seconds: 
         .prefix("ditto-bench-fio-")
         .tempdir()
         .map_err(|source| HostError::Write { path: std::env::temp_dir(), source })?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| HostError::InvalidArgument(format!("no free loopback port: {e}")))?
-        .port();
+    let port =
+        std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(HostError::NoPort)?.port();
     let addr = format!("127.0.0.1:{port}");
     let child = Command::new(ditto)
         .args(["serve", "--nbd", &addr, "--size", &size.to_string(), "--backend", backend, "--config", config])
@@ -78,7 +74,7 @@ pub fn bench_fio(ditto: &Path, backend: &str, config: &str, size: u64, seconds: 
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| HostError::InvalidArgument(format!("cannot start {}: {e}", ditto.display())))?;
+        .map_err(|source| HostError::Tool { tool: ditto.display().to_string(), hint: "", source })?;
     let _server = Server(child);
     let listening = (0..1200).any(|_| {
         let up = std::net::TcpStream::connect(&addr).is_ok();
@@ -88,7 +84,7 @@ pub fn bench_fio(ditto: &Path, backend: &str, config: &str, size: u64, seconds: 
         up
     });
     if !listening {
-        return Err(HostError::InvalidArgument(format!("ditto serve did not listen on {addr}")));
+        return Err(HostError::NotListening(addr));
     }
     let url = format!("nbd://{addr}");
     let (randwrite_iops, randwrite_lat_us) = fio_job(&url, "randwrite", size, seconds)?;

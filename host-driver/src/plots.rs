@@ -16,7 +16,7 @@ use rand::Rng;
 use std::path::{Path, PathBuf};
 
 fn draw_err(path: &Path, e: impl std::fmt::Display) -> HostError {
-    HostError::InvalidArgument(format!("drawing {}: {e}", path.display()))
+    HostError::Plot { path: path.to_path_buf(), detail: e.to_string() }
 }
 
 /// What the x axis counts.

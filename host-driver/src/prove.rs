@@ -64,10 +64,7 @@ pub fn run(request: &ProveRequest, done: impl Fn(&ProofOutcome) + Sync) -> Resul
     let all = proofs();
     for name in &request.only {
         if !all.iter().any(|p| p.name == name) {
-            return Err(HostError::InvalidArgument(format!(
-                "no proof named {name:?}; the proofs are {}",
-                names().join(", ")
-            )));
+            return Err(HostError::UnknownName { kind: "proof", name: name.clone(), known: names().join(", ") });
         }
     }
     let chosen: Vec<ProofSpec> =
@@ -107,7 +104,7 @@ fn run_planted(
     design: &str,
     waveform_dir: &Path,
 ) -> Result<PlantedOutcome, HostError> {
-    let buggy = bug.plant(design).map_err(HostError::InvalidArgument)?;
+    let buggy = bug.plant(design).map_err(HostError::PlantedBug)?;
     let name = format!("{}.planted-{}", spec.name, bug.name).replace('.', "_");
     let report = refute(&proof(spec, &buggy, &name), waveform_dir)?;
     let caught = matches!(&report.verdict,

@@ -39,12 +39,8 @@ pub fn synth_block(
     let verilog = out.join("ditto.v");
     let (source, pins, package) = match block {
         Block::Core => (
-            ditto_hw::config::core_board_verilog(config, &ditto_hw::board::BoardSetup::CU).ok_or_else(|| {
-                HostError::InvalidArgument(format!(
-                    "configuration `{}` keeps its index table in external memory and has no board top; use --config cu",
-                    config.name
-                ))
-            })?,
+            ditto_hw::config::core_board_verilog(config, &ditto_hw::board::BoardSetup::CU)
+                .ok_or(HostError::NoBoardTop(config.name))?,
             ALCHITRY_CU_PCF,
             ditto_synth::PACKAGE,
         ),

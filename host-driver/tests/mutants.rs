@@ -87,6 +87,7 @@ fn bad_requests_are_refused_before_any_work() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("no module named \"nope\""), "{err}");
-    let err = run(&MutantsRequest { mutants: vec![2], ..request(1, waves.path()) }, |_| {}).unwrap_err().to_string();
-    assert!(err.contains("--mutant 2: a sample of --count 1 has mutants 1 to 1"), "{err}");
+    let err = run(&MutantsRequest { mutants: vec![2], ..request(1, waves.path()) }, |_| {}).unwrap_err();
+    assert!(matches!(err, ditto_host::HostError::OutOfRange { option: "--mutant", value: 2, .. }), "{err}");
+    assert!(err.to_string().contains("--mutant 2: give 1 to 1 (the sample of --count 1)"), "{err}");
 }

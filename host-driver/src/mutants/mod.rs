@@ -308,21 +308,23 @@ pub fn run(request: &MutantsRequest, event: impl Fn(Event<'_>) + Sync) -> Result
     let all = targets();
     for name in &request.only {
         if !all.iter().any(|t| t.name == name) {
-            return Err(HostError::InvalidArgument(format!(
-                "no module named {name:?}; the modules are {}",
-                names().join(", ")
-            )));
+            return Err(HostError::UnknownName { kind: "module", name: name.clone(), known: names().join(", ") });
         }
     }
     let max = (1u32 << SELECTOR_WIDTH) - 1;
     if request.count == 0 || request.count > max {
-        return Err(HostError::InvalidArgument(format!("--count {}: give 1 to {max}", request.count)));
+        return Err(HostError::OutOfRange {
+            option: "--count",
+            value: request.count.into(),
+            allowed: format!("1 to {max}"),
+        });
     }
     if let Some(id) = request.mutants.iter().find(|&&id| id == 0 || id > request.count) {
-        return Err(HostError::InvalidArgument(format!(
-            "--mutant {id}: a sample of --count {} has mutants 1 to {}",
-            request.count, request.count
-        )));
+        return Err(HostError::OutOfRange {
+            option: "--mutant",
+            value: (*id).into(),
+            allowed: format!("1 to {} (the sample of --count {})", request.count, request.count),
+        });
     }
     let chosen = all.into_iter().filter(|t| request.only.is_empty() || request.only.iter().any(|n| n == t.name));
     let mut reports = Vec::new();
@@ -342,17 +344,16 @@ pub fn run_target(
     let started = Instant::now();
     let stage = |what: &str| event(Event::Stage { target: target.name, what });
     let design = (target.design)();
-    let mut ports = parse_ports(&design)
-        .ok_or_else(|| HostError::InvalidArgument(format!("{}: the design has no `module top`", target.name)))?;
+    let mut ports = parse_ports(&design).ok_or(HostError::NoModuleTop { target: target.name })?;
     ports.push(Port { name: SELECTOR.to_owned(), width: SELECTOR_WIDTH, input: true });
     stage("listing mutations");
     let mutations = mutate::list(&design, request.count, request.seed, target.selection)?;
     if let Some(missing) = request.mutants.iter().find(|&&id| !mutations.iter().any(|m| m.id == id)) {
-        return Err(HostError::InvalidArgument(format!(
-            "{}: --mutant {missing}: the sample has mutants 1 to {}",
-            target.name,
-            mutations.len()
-        )));
+        return Err(HostError::OutOfRange {
+            option: "--mutant",
+            value: (*missing).into(),
+            allowed: format!("1 to {} (the mutations {} has)", mutations.len(), target.name),
+        });
     }
     let judged: Vec<&Mutation> =
         mutations.iter().filter(|m| request.mutants.is_empty() || request.mutants.contains(&m.id)).collect();
@@ -363,10 +364,11 @@ pub fn run_target(
     let build_seconds = started.elapsed().as_secs_f64();
     stage("running the suite on the design itself");
     if let Err(failure) = run_suite(target, built, 0, request.seed) {
-        return Err(HostError::InvalidArgument(format!(
-            "{}: the suite fails on the design itself (seed {}), so it can judge no mutant: {failure}",
-            target.name, request.seed
-        )));
+        return Err(HostError::SuiteFailsOnDesign {
+            target: target.name,
+            seed: request.seed,
+            failure: Box::new(failure),
+        });
     }
     let running = Instant::now();
     // A suite that panics on a mutant has failed, which is what a mutant is
