@@ -8,18 +8,40 @@
 //! and a `Default` that builds every field with `Default::default()` and
 //! every constant with its value.
 //!
-//! ```ignore
+//! ```
+//! use ditto_hw::logic_block;
+//! use rust_hdl::prelude::*;
+//!
 //! logic_block! {
 //!     /// A counter that wraps after `last`.
 //!     #[derive(LogicBlock)]
 //!     pub struct Wrap {
 //!         pub clock: Signal<In, Clock>,
-//!         count: DFF<Bits<8>>,
+//!         pub count: Signal<Out, Bits<8>>,
+//!         counter: DFF<Bits<8>>,
 //!     }
 //!     constants {
 //!         last: Constant<Bits<8>> = Constant::new(bits(99)),
 //!     }
 //! }
+//!
+//! impl Logic for Wrap {
+//!     #[hdl_gen]
+//!     fn update(&mut self) {
+//!         dff_setup!(self, clock, counter);
+//!         self.count.next = self.counter.q.val();
+//!         if self.counter.q.val() == self.last.val() {
+//!             self.counter.d.next = 0.into();
+//!         } else {
+//!             self.counter.d.next = self.counter.q.val() + 1;
+//!         }
+//!     }
+//! }
+//!
+//! let mut wrap = Wrap::default();
+//! wrap.connect_all();
+//! let verilog = generate_verilog(&wrap);
+//! assert!(verilog.contains("localparam  last = 8'h63;"), "{verilog}");
 //! ```
 //! Const generics are written `struct Name<const N: usize, ...>`.
 
