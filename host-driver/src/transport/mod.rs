@@ -164,25 +164,20 @@ impl Backend {
         }))
     }
 
-    /// True for the cosimulated backends, whose every response is checked
-    /// against the golden model whether asked or not.
-    pub fn is_cosimulation(&self) -> bool {
-        matches!(self, Backend::Verilator | Backend::BoardCosim)
-    }
-
     /// The transport to the core of `config` built with `setup` (for a
     /// board, the setup [`Backend::board_core_setup`] gave), checked
     /// against the golden model ([`Checked`]) when `check` says so and
     /// always for a cosimulation (`verilator` checks itself, finer).
     pub fn open(&self, config: &Config, setup: CoreSetup, check: bool) -> Result<Box<dyn Transport>, TransportError> {
         let transport = self.open_unchecked(config, setup)?;
-        Ok(match self {
-            Backend::Verilator | Backend::Model => transport,
-            Backend::BoardCosim | Backend::Serial(_) if check || self.is_cosimulation() => {
-                Box::new(Checked::new(transport, setup.core_config(config)))
-            }
-            Backend::BoardCosim | Backend::Serial(_) => transport,
-        })
+        let wrap = match self {
+            // The model is the golden model; `CoreSim` checks every command.
+            Backend::Model | Backend::Verilator => false,
+            // A cosimulation is always checked.
+            Backend::BoardCosim => true,
+            Backend::Serial(_) => check,
+        };
+        Ok(if wrap { Box::new(Checked::new(transport, setup.core_config(config))) } else { transport })
     }
 
     fn open_unchecked(&self, config: &Config, setup: CoreSetup) -> Result<Box<dyn Transport>, TransportError> {

@@ -46,9 +46,11 @@ pub struct LinkStats {
     pub repeated_requests: u64,
 }
 
-/// A command's response from the board, the relocations (`from`, `to`)
-/// before it, and the board's count of cleaner steps before the command.
-type BoardAnswer = (Response, Vec<(u32, u32)>, u16);
+/// A command's response from the board and the relocations (`from`, `to`)
+/// before it. (The response frame also counts the board's cleaner steps;
+/// nothing here needs them: [`Checked`](crate::transport::Checked) drains
+/// the model's cleaner at the end of each batch, as the board's `SYNC` does.)
+type BoardAnswer = (Response, Vec<(u32, u32)>);
 
 /// Silent patience periods before the host asks for the response again.
 const SILENCES_BEFORE_AGAIN: u32 = 2;
@@ -112,7 +114,7 @@ impl<P: BytePipe> LinkTransport<P> {
             }
         }
         let reset = Command::new(Op::Reset, 0, 0, [0; 20]);
-        let (rsp, _, _) = link.command(&reset, None, false)?;
+        let (rsp, _) = link.command(&reset, None, false)?;
         if rsp.status != Status::Done {
             return Err(TransportError::Refused { link: link.pipe.name(), op: Op::Reset, status: rsp.status });
         }
@@ -210,8 +212,8 @@ impl<P: BytePipe> LinkTransport<P> {
         self.send(&answer)
     }
 
-    /// Runs one command on the board: its response, the relocations before
-    /// it, and the board's count of cleaner steps before it.
+    /// Runs one command on the board: its response and the relocations
+    /// before it.
     fn command(&mut self, cmd: &Command, page: Option<&[u8; 4096]>, more: bool) -> Result<BoardAnswer, TransportError> {
         let tag = self.next_tag;
         self.next_tag = tag.wrapping_add(1);
@@ -253,7 +255,7 @@ impl<P: BytePipe> LinkTransport<P> {
                         status: f.payload[0],
                     })?;
                     let rsp = Response { tag, status, value: f.field(1, 4) as u32, flags: f.payload[5] };
-                    return Ok((rsp, moves, f.field(6, 2) as u16));
+                    return Ok((rsp, moves));
                 }
                 kind::RESPONSE => {
                     // The board's last response is an earlier command's: ours
@@ -279,7 +281,7 @@ impl<P: BytePipe> LinkTransport<P> {
     /// Runs one job: its response (with the job's own tag) and the
     /// relocations before it.
     fn run(&mut self, job: &Job, more: bool) -> Result<Completion, TransportError> {
-        let (rsp, moves, _cleaned) = self.command(&job.cmd, job.page.as_deref(), more)?;
+        let (rsp, moves) = self.command(&job.cmd, job.page.as_deref(), more)?;
         let rsp = Response { tag: job.cmd.tag, ..rsp };
         Ok((rsp, moves.into_iter().map(|(from, to)| Relocation { owner: 0, from, to }).collect()))
     }
@@ -305,7 +307,7 @@ impl<P: BytePipe> Transport for LinkTransport<P> {
         let mut v = [0u32; 6];
         for (i, value) in v.iter_mut().enumerate() {
             let cmd = Command::new(Op::Stats, 0, INDEX_STATS_BASE + i as u32, [0; 20]);
-            let (rsp, _, _) = self.command(&cmd, None, false)?;
+            let (rsp, _) = self.command(&cmd, None, false)?;
             if rsp.status != Status::Done {
                 return Err(TransportError::Refused { link: self.pipe.name(), op: Op::Stats, status: rsp.status });
             }
