@@ -5,18 +5,22 @@
 //! Ports:
 //! - `count`, `count_id`, `count_down`: one counter event per clock (counter
 //!   `count_id` counts one up, or down). Contract: two events on the same
-//!   counter are at least two clocks apart (the count of the first is
-//!   written the clock the second is registered; the controller raises each
-//!   counter's events from states that never follow each other).
+//!   counter are at least three clocks apart (the count of the first is
+//!   written the clock the second's counter is read; the controller raises
+//!   each counter's events from states at least three clocks apart: one
+//!   per command, or states with a memory access between them).
 //! - `reset`: clears every counter; that takes [`CLEAR_CLOCKS`] clocks,
 //!   during which events are dropped and `value_valid` stays low.
 //! - `sel` / `value` / `value_valid`: when `value_valid` is high, `value` is
 //!   counter `sel` (as `sel` was the clock before), with every event up to
-//!   two clocks before counted. It is high whenever the RAM's read port was
-//!   free for `sel` the clock before and no count was being written then.
+//!   three clocks before counted. It is high whenever the RAM's read port
+//!   was free for `sel` the clock before and no count was in flight then.
 //!
 //! Inside: an event is registered, its counter read from the RAM the clock
-//! after, and the sum written back the clock after that.
+//! after, the sum registered the clock after that, and written the clock
+//! after that. The sum's register keeps the RAM's slow read data and the
+//! adder's carry chain in one clock and the RAM's write port in the next
+//! (on the iCE40 the two together missed 100 MHz).
 use super::STATS;
 use crate::logic_block;
 use rust_hdl::prelude::*;
@@ -42,10 +46,14 @@ logic_block! {
         read_event: DFF<Bit>,
         read_id: DFF<Bits<4>>,
         read_down: DFF<Bit>,
-        /// The event whose counter was read, being written.
+        /// The event whose counter was read, its sum being registered.
+        fetch_event: DFF<Bit>,
+        fetch_id: DFF<Bits<4>>,
+        fetch_down: DFF<Bit>,
+        /// The event whose sum is registered, being written.
         write_event: DFF<Bit>,
+        sum: DFF<Bits<32>>,
         write_id: DFF<Bits<4>>,
-        write_down: DFF<Bit>,
         /// The read port served `sel` with no count being written.
         sel_read: DFF<Bit>,
         /// Clearing: the counter being zeroed, and whether it goes on.
@@ -66,9 +74,12 @@ impl Logic for CounterBank {
             read_event,
             read_id,
             read_down,
+            fetch_event,
+            fetch_id,
+            fetch_down,
             write_event,
+            sum,
             write_id,
-            write_down,
             sel_read,
             clearing,
             clear_id
@@ -76,27 +87,31 @@ impl Logic for CounterBank {
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
 
-        // Register the event; read its counter; write the sum.
+        // Register the event; read its counter; register the sum; write it.
         self.read_event.d.next = self.count.val() & !self.clearing.q.val();
         self.read_id.d.next = self.count_id.val();
         self.read_down.d.next = self.count_down.val();
-        self.write_event.d.next = self.read_event.q.val();
-        self.write_id.d.next = self.read_id.q.val();
-        self.write_down.d.next = self.read_down.q.val();
+        self.fetch_event.d.next = self.read_event.q.val();
+        self.fetch_id.d.next = self.read_id.q.val();
+        self.fetch_down.d.next = self.read_down.q.val();
+        self.write_event.d.next = self.fetch_event.q.val();
+        self.write_id.d.next = self.fetch_id.q.val();
+        self.sum.d.next = self.ram.read_data.val() + 1;
+        if self.fetch_down.q.val() {
+            self.sum.d.next = self.ram.read_data.val() + self.minus_one.val();
+        }
         self.ram.read_address.next = self.sel.val();
         if self.read_event.q.val() {
             self.ram.read_address.next = self.read_id.q.val();
         }
-        self.sel_read.d.next = !self.read_event.q.val() & !self.write_event.q.val() & !self.clearing.q.val();
+        self.sel_read.d.next =
+            !self.read_event.q.val() & !self.fetch_event.q.val() & !self.write_event.q.val() & !self.clearing.q.val();
         self.value.next = self.ram.read_data.val();
         self.value_valid.next = self.sel_read.q.val();
 
         self.ram.write_address.next = self.write_id.q.val();
         self.ram.write_enable.next = self.write_event.q.val();
-        self.ram.write_data.next = self.ram.read_data.val() + 1;
-        if self.write_down.q.val() {
-            self.ram.write_data.next = self.ram.read_data.val() + self.minus_one.val();
-        }
+        self.ram.write_data.next = self.sum.q.val();
         if self.clearing.q.val() {
             self.ram.write_address.next = self.clear_id.q.val();
             self.ram.write_enable.next = true;
@@ -110,6 +125,7 @@ impl Logic for CounterBank {
             self.clearing.d.next = true;
             self.clear_id.d.next = 0.into();
             self.read_event.d.next = false;
+            self.fetch_event.d.next = false;
             self.write_event.d.next = false;
         }
     }
