@@ -129,11 +129,10 @@ wire ok_rewrite_record = !((f_state == S_GMoved || f_state == S_WUnlink) && f_rm
 // A read-modify-write state writes only after its read.
 wire ok_rmw = !f_rmw_write || (!f_pending && (f_state == S_GMoved || f_state == S_WUnlink || f_state == S_FDevv
     || f_state == S_PBlk || f_state == S_RBlk || f_state == S_RDevv || f_state == S_REntry));
-// A release returns to the write or trim that called it, programming to
-// the allocation or the garbage collection that called it (both return
-// points are set at reset, so they always name a caller).
-wire ok_returns = ([[ret$q]] == S_WMapDup || [[ret$q]] == S_APid || [[ret$q]] == S_TUnmap)
-    && ([[pret$q]] == S_FDevv || [[pret$q]] == S_GMoved);
+// A release returns to the write or trim that called it (one of the three
+// values of `Return`; the return point is set at reset, so it always names
+// a caller).
+wire ok_returns = [[ret$q]] <= 2'd2;
 wire ok_freed_pending = f_freed == (f_state == S_RBlk || f_state == S_RDevv || f_state == S_RPushPid)
     && (!f_freed || f_freed_pid == [[old_pid$q]]);
 

@@ -53,7 +53,8 @@
 //! moves on when the memory accepts the write. The releasing of one
 //! reference (`R*`), the programming of one page (`P*`) and garbage
 //! collection (`G*`) are shared by the commands that need them, returning
-//! through `ret` and `pret`. Each state names what it accesses rather than
+//! through `ret` (programming returns to garbage collection or to the
+//! write, by `prog_gc`). Each state names what it accesses rather than
 //! building it: a region, an index source ([`Index`]) and, for a write, the
 //! source of the field at bit 0 of the word ([`Low`]) and the region whose
 //! other fields it fills; one multiplexer per output then serves every
@@ -171,6 +172,17 @@ pub enum State {
     CDeref,
     CDerefWait,
     CDone,
+}
+
+/// The callers of releasing a reference, where it returns to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Return {
+    /// A duplicate write, after its old page.
+    WMapDup,
+    /// A unique write, allocating its page id after its old page.
+    APid,
+    /// A trim.
+    TUnmap,
 }
 
 /// What indexes the region a state accesses.
@@ -299,9 +311,8 @@ logic_block! {
         // --- Control -------------------------------------------------------------
         state: DFF<State>,
         /// Where releasing a reference returns to.
-        ret: DFF<State>,
-        /// Where programming a page returns to.
-        pret: DFF<State>,
+        ret: DFF<Return>,
+        ret_state: Signal<Local, State>,
         /// Opening a block for garbage collection (it returns to the scan of
         /// the victim's pages, not to programming).
         gc_open: DFF<Bit>,
@@ -309,6 +320,9 @@ logic_block! {
         pending: DFF<Bit>,
         /// A read-modify-write state has read its word and now writes it.
         rmw_write: DFF<Bit>,
+        /// The state is a read-modify-write one; its write was taken.
+        rmw: Signal<Local, Bit>,
+        rmw_done: Signal<Local, Bit>,
         /// A `RESET` is being served (its response comes after the tables).
         resetting: DFF<Bit>,
         /// A `SYNC` is draining the cleaner.
