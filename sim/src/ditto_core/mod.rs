@@ -15,7 +15,7 @@ use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
 use crate::{Model, PortId, SimError};
 use ditto_hw::ftl::flash::Relocation;
 use ditto_hw::ftl::model::{Command, CoreModel, Response};
-use ditto_hw::ftl::{region, Op, Stat, Status, STATS};
+use ditto_hw::ftl::{layout, region, Op, Stat, Status, STATS};
 use ditto_hw::index::model::IndexStats;
 use ditto_hw::index::{Fingerprint, TABLE_ADDR_BITS};
 use ditto_hw::Config;
@@ -721,6 +721,20 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 return Err(CoreError::Tables(format!(
                     "PAGE[{pid}] (ppa, refcount, version, entry): hardware {got:?}, golden model {:?}",
                     (ppa, rc, version, entry)
+                )));
+            }
+        }
+        // Each device's record: its free blocks and its valid pages (what
+        // garbage collection decides by).
+        let flash = golden.flash();
+        for device in 0..self.setup.geometry.devices {
+            let free = layout::dev::FREE.get(self.ftl_word(region::DEV, device));
+            let valid = layout::devv::VALID.get(self.ftl_word(region::DEVV, device));
+            let want = (flash.free_blocks(device) as u64, flash.valid_pages(device) as u64);
+            if (free, valid) != want {
+                return Err(CoreError::Tables(format!(
+                    "device {device} (free blocks, valid pages): hardware {:?}, golden model {want:?}",
+                    (free, valid)
                 )));
             }
         }
