@@ -697,7 +697,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
     pub fn check_tables(&self, golden: &CoreModel) -> Result<(), CoreError> {
         for lpa in 0..self.setup.lpas {
             let word = self.ftl_word(region::L2P, lpa);
-            let got = (word >> 24 & 1 == 1).then_some(word as u32 & 0xff_ffff);
+            let got = (layout::l2p::MAPPED.get(word) == 1).then_some(layout::l2p::PID.get(word) as u32);
             if got != golden.pid_of(lpa) {
                 return Err(CoreError::Tables(format!(
                     "L2P[{lpa}]: hardware {got:?}, golden model {:?}",
@@ -712,10 +712,10 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             }
             let w = self.ftl_word(region::PAGE, pid);
             let got = (
-                w as u32 & 0xff_ffff,
-                (w >> 52) as u32,
-                (w >> 44) as u8,
-                (w >> 40 & 1 == 1).then_some((w >> 24) as u16),
+                layout::page::PPA.get(w) as u32,
+                layout::page::REFCOUNT.get(w) as u32,
+                layout::page::VERSION.get(w) as u8,
+                (layout::page::HAS_ENTRY.get(w) == 1).then_some(layout::page::ENTRY.get(w) as u16),
             );
             if got != (ppa, rc, version, entry) {
                 return Err(CoreError::Tables(format!(
