@@ -23,6 +23,7 @@
 //! (on the iCE40 the two together missed 100 MHz).
 use super::STATS;
 use crate::logic_block;
+use crate::ram::SimpleRam;
 use rust_hdl::prelude::*;
 
 /// Clocks a clear takes: every counter written once.
@@ -41,7 +42,7 @@ logic_block! {
         pub value: Signal<Out, Bits<32>>,
         pub value_valid: Signal<Out, Bit>,
 
-        ram: RAM<Bits<32>, 4>,
+        ram: SimpleRam<Bits<32>, 4>,
         /// The registered event, its counter being read.
         read_event: DFF<Bit>,
         read_id: DFF<Bits<4>>,
@@ -53,6 +54,7 @@ logic_block! {
         /// The event whose sum is registered, being written.
         write_event: DFF<Bit>,
         sum: DFF<Bits<32>>,
+        step: Signal<Local, Bits<32>>,
         write_id: DFF<Bits<4>>,
         /// The read port served `sel` with no count being written.
         sel_read: DFF<Bit>,
@@ -84,8 +86,7 @@ impl Logic for CounterBank {
             clearing,
             clear_id
         );
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
+        self.ram.clock.next = self.clock.val();
 
         // Register the event; read its counter; register the sum; write it.
         self.read_event.d.next = self.count.val() & !self.clearing.q.val();
@@ -96,10 +97,12 @@ impl Logic for CounterBank {
         self.fetch_down.d.next = self.read_down.q.val();
         self.write_event.d.next = self.fetch_event.q.val();
         self.write_id.d.next = self.fetch_id.q.val();
-        self.sum.d.next = self.ram.read_data.val() + 1;
+        // One adder, its second operand straight from a flip-flop (+1 or -1).
+        self.step.next = 1.into();
         if self.fetch_down.q.val() {
-            self.sum.d.next = self.ram.read_data.val() + self.minus_one.val();
+            self.step.next = self.minus_one.val();
         }
+        self.sum.d.next = self.ram.read_data.val() + self.step.val();
         self.ram.read_address.next = self.sel.val();
         if self.read_event.q.val() {
             self.ram.read_address.next = self.read_id.q.val();

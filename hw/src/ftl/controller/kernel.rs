@@ -51,13 +51,39 @@ impl Logic for FtlController {
             cursor,
             judge,
             judged,
+            cand,
+            cand_block,
+            cand_valid,
             have_victim,
             victim,
             victim_valid,
             pid_sp,
             next_fresh,
             stale_head,
-            stale_tail
+            stale_tail,
+            backlog,
+            open_full,
+            room_full,
+            rq_valid,
+            rq_quiet,
+            rq_write,
+            rq_region,
+            rq_index,
+            rq_low,
+            rq_low_down,
+            rq_fill_mapped,
+            rq_fill_page,
+            rq_fill_entry,
+            rq_fill_blk,
+            rq_fill_dev,
+            rq_pg_rc,
+            rq_pg_ver,
+            rq_pg_has_entry,
+            rq_pg_entry,
+            rq_en_queued,
+            rq_en_valid,
+            rq_en_ver,
+            rq_blk_full
         );
         self.counters.clock.next = self.clock.val();
         // Cleared at reset and on RESET (while the tables are initialised).
@@ -73,7 +99,8 @@ impl Logic for FtlController {
         // An LPA's home device is `lpa mod devices`; its blocks are `{home, b}`.
         self.home.next = bit_cast::<3, ADDR_BITS>(self.lpa.q.val()) & self.dev_m1.val();
         self.home_base.next = bit_cast::<BLOCK_BITS, 3>(self.home.val()) << self.block_field.val();
-        self.backlog.next = self.stale_head.q.val() != self.stale_tail.q.val();
+        self.backlog.d.next = self.stale_head.q.val() != self.stale_tail.q.val();
+        self.open_full.d.next = self.dev_written.q.val() == self.ppb.val();
         self.cur_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_open.q.val()) << self.page_field.val())
             | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_written.q.val());
         self.ppb_m1.next = self.ppb.val() - 1;
@@ -118,6 +145,11 @@ impl Logic for FtlController {
             self.rdata.val().get_bits::<W_ENTRY_PID>(self.f_entry_pid.val().index()) & self.pid_mask.val();
         self.rd_devv.next =
             self.rdata.val().get_bits::<W_DEVV_VALID>(self.f_devv_valid.val().index()) & self.count_mask.val();
+        // No room on the home device: its valid pages (the DEVV word just
+        // read, when `WRoom` gets it) reach the usable ones, counting the
+        // page this overwrite frees.
+        self.room_full.d.next =
+            self.rd_devv.val() >= self.usable.val() + bit_cast::<ADDR_BITS, 1>(self.old_frees_home.q.val().into());
         // Referenced, same version, and pointing back at the same entry.
         self.hit_live.next = (self.rd_rc.val() != 0)
             & (self.rd_ver.val() == self.e_ver.q.val())
@@ -190,6 +222,17 @@ impl Logic for FtlController {
             self.ret_state.next = State::TUnmap;
         }
 
+        // The memory takes a request: unstaged, the state's own; staged,
+        // the one registered a clock ago, which is the state's when it was
+        // not already taken (a state leaves once its request is taken or,
+        // for a read, answered, so a fresh state's registered request is
+        // never valid).
+        self.req_ok.next = true;
+        if self.request_stage.val() {
+            self.req_ok.next = self.rq_valid.q.val() & !self.rq_quiet.q.val();
+        }
+        self.req_taken.next = self.mem_req_ready.val() & self.req_ok.val();
+
         // Read-modify-write states read their word, then write it back with
         // some fields changed: the read until it is answered, the write
         // until the memory takes it (`rmw_done`).
@@ -200,7 +243,7 @@ impl Logic for FtlController {
             | (self.state.q.val() == State::RBlk)
             | (self.state.q.val() == State::RDevv)
             | (self.state.q.val() == State::REntry);
-        self.rmw_done.next = self.rmw_write.q.val() & self.mem_req_ready.val();
+        self.rmw_done.next = self.rmw_write.q.val() & self.req_taken.val();
         if self.rmw.val() {
             self.mem_read.next = !self.rmw_write.q.val();
             self.mem_write.next = self.rmw_write.q.val();
@@ -219,7 +262,7 @@ impl Logic for FtlController {
             State::InitL2p => {
                 self.mem_write.next = true;
                 self.region.next = self.r_l2p.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.cursor.d.next = self.cursor_next.val();
                     if self.cursor.q.val() == self.lpa_m1.val() {
                         self.cursor.d.next = 0.into();
@@ -230,7 +273,7 @@ impl Logic for FtlController {
             State::InitBlk => {
                 self.mem_write.next = true;
                 self.region.next = self.r_blk.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::InitFree;
                 }
             }
@@ -240,7 +283,7 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.region.next = self.r_free.val();
                 self.low.next = Low::CursorNext;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.cursor.d.next = self.cursor_next.val();
                     self.state.d.next = State::InitBlk;
                     if (bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val()) & self.bpd_m1.val()) == self.bpd_m1.val()
@@ -273,14 +316,14 @@ impl Logic for FtlController {
                 self.region.next = self.r_dev.val();
                 self.low.next = Low::DevHead;
                 self.fill_dev.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::InitDevv;
                 }
             }
             State::InitDevv => {
                 self.mem_write.next = true;
                 self.region.next = self.r_devv.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.cursor.d.next = self.cursor_next.val();
                     self.state.d.next = State::InitDevSetup;
                     if bit_cast::<3, ADDR_BITS>(self.cursor.q.val()) == self.dev_m1.val() {
@@ -302,7 +345,7 @@ impl Logic for FtlController {
 
             // --- Waiting, deciding, answering --------------------------------------------
             State::Idle => {
-                self.idle.next = self.cleaner_hold.val() | !self.backlog.val();
+                self.idle.next = self.cleaner_hold.val() | !self.backlog.q.val();
                 if self.cmd_valid.val() {
                     self.op.d.next = self.cmd_op.val();
                     self.tag.d.next = self.cmd_tag.val();
@@ -311,7 +354,7 @@ impl Logic for FtlController {
                     self.stat_sel.d.next = bit_cast::<4, ADDR_BITS>(self.cmd_lpa.val());
                     self.stat_ok.d.next = self.cmd_lpa.val() < self.stats.val();
                     self.state.d.next = State::Decode;
-                } else if self.backlog.val() & !self.cleaner_hold.val() {
+                } else if self.backlog.q.val() & !self.cleaner_hold.val() {
                     self.syncing.d.next = false;
                     self.state.d.next = State::CReadStale;
                 }
@@ -456,13 +499,7 @@ impl Logic for FtlController {
                     self.e_pid.d.next = self.rd_e_pid.val();
                     self.state.d.next = State::WReadHit;
                     if !self.rd_e_valid.val() {
-                        // A stale hit: stored again, the entry re-pointed.
-                        self.flags.d.next = self.fl_stale.val();
-                        self.ev.next = true;
-                        self.ev_id.next = self.ev_stale_hits.val();
-                        self.stale_hit.d.next = true;
-                        self.has_entry.d.next = true;
-                        self.state.d.next = State::WRoom;
+                        self.state.d.next = State::WStaleHit;
                     }
                 }
             }
@@ -472,25 +509,35 @@ impl Logic for FtlController {
                 self.index.next = Index::EPid;
                 if self.done.val() {
                     self.value.d.next = bit_cast::<32, ADDR_BITS>(self.rd_ppa.val());
+                    // The word just read only picks the next state (the
+                    // registers a verdict sets are set there).
                     if !self.hit_live.val() {
-                        self.flags.d.next = self.fl_stale.val();
-                        self.ev.next = true;
-                        self.ev_id.next = self.ev_stale_hits.val();
-                        self.stale_hit.d.next = true;
-                        self.has_entry.d.next = true;
-                        self.state.d.next = State::WRoom;
+                        self.state.d.next = State::WStaleHit;
                     } else if self.rd_rc.val() >= self.cfg_refcount_max.val() {
-                        // Saturated (at or above the limit, so a count never
-                        // wraps): the new copy becomes the entry's target, the
-                        // old copy keeps its references until they are released.
-                        self.flags.d.next = self.fl_saturated.val();
-                        self.stale_hit.d.next = true;
-                        self.has_entry.d.next = true;
-                        self.state.d.next = State::WRoom;
+                        self.state.d.next = State::WSaturatedHit;
                     } else {
                         self.state.d.next = State::WWriteHit;
                     }
                 }
+            }
+            State::WStaleHit => {
+                // A stale hit (the entry is invalid, or its page no longer
+                // holds its content): stored again, the entry re-pointed.
+                self.flags.d.next = self.fl_stale.val();
+                self.ev.next = true;
+                self.ev_id.next = self.ev_stale_hits.val();
+                self.stale_hit.d.next = true;
+                self.has_entry.d.next = true;
+                self.state.d.next = State::WRoom;
+            }
+            State::WSaturatedHit => {
+                // Saturated (at or above the limit, so a count never wraps):
+                // the new copy becomes the entry's target, the old copy keeps
+                // its references until they are released.
+                self.flags.d.next = self.fl_saturated.val();
+                self.stale_hit.d.next = true;
+                self.has_entry.d.next = true;
+                self.state.d.next = State::WRoom;
             }
             State::WWriteHit => {
                 // One more reference (`value` holds the copy's PPA).
@@ -500,7 +547,7 @@ impl Logic for FtlController {
                 self.low.next = Low::Word;
                 self.fill_page.next = true;
                 self.pg_rc.next = self.rc_bump.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_writes.val();
                     self.state.d.next = State::WMapDup;
@@ -516,7 +563,7 @@ impl Logic for FtlController {
                 self.index.next = Index::Lpa;
                 self.low.next = Low::EPid;
                 self.fill_mapped.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     if !self.old_valid.q.val() {
                         self.ev.next = true;
                         self.ev_id.next = self.ev_mapped_lpas.val();
@@ -531,24 +578,30 @@ impl Logic for FtlController {
                 self.region.next = self.r_devv.val();
                 self.index.next = Index::Home;
                 if self.done.val() {
-                    if self.rd_devv.val()
-                        >= self.usable.val() + bit_cast::<ADDR_BITS, 1>(self.old_frees_home.q.val().into())
-                    {
-                        self.status.d.next = self.st_device_full.val();
-                        self.flags.d.next = 0.into();
-                        self.value.d.next = 0.into();
-                        self.state.d.next = State::Respond;
-                        if self.has_entry.q.val() & !self.stale_hit.q.val() {
-                            self.state.d.next = State::WFullEntry;
-                        }
-                    } else if self.flags.q.val() == self.fl_saturated.val() {
-                        self.state.d.next = State::WUnlink;
-                    } else if self.old_valid.q.val() {
-                        self.ret.d.next = Return::APid;
-                        self.state.d.next = State::RReadPage;
-                    } else {
-                        self.state.d.next = State::APid;
-                    }
+                    self.state.d.next = State::WRoomJudge;
+                }
+            }
+            State::WRoomJudge => {
+                // Judged from `room_full`, registered from the word read.
+                if self.room_full.q.val() {
+                    self.state.d.next = State::WFull;
+                } else if self.flags.q.val() == self.fl_saturated.val() {
+                    self.state.d.next = State::WUnlink;
+                } else if self.old_valid.q.val() {
+                    self.ret.d.next = Return::APid;
+                    self.state.d.next = State::RReadPage;
+                } else {
+                    self.state.d.next = State::APid;
+                }
+            }
+            State::WFull => {
+                // The device is full (judged in `WRoomJudge`).
+                self.status.d.next = self.st_device_full.val();
+                self.flags.d.next = 0.into();
+                self.value.d.next = 0.into();
+                self.state.d.next = State::Respond;
+                if self.has_entry.q.val() & !self.stale_hit.q.val() {
+                    self.state.d.next = State::WFullEntry;
                 }
             }
             State::WFullEntry => {
@@ -561,7 +614,7 @@ impl Logic for FtlController {
                 self.en_queued.next = true;
                 self.en_valid.next = false;
                 self.en_ver.next = 0.into();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::WFullStale;
                 }
             }
@@ -570,7 +623,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_stale.val();
                 self.index.next = Index::StaleTail;
                 self.low.next = Low::Entry;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.stale_tail.d.next = (self.stale_tail.q.val() + 1) & self.ring_mask.val();
                     self.ev.next = true;
                     self.ev_id.next = self.ev_backlog.val();
@@ -644,7 +697,7 @@ impl Logic for FtlController {
             }
             State::FCheck => {
                 // The open block is full and only the reserve is left: collect.
-                if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg_reserve.val()) {
+                if (self.open_full.q.val()) & (self.dev_free.q.val() <= self.cfg_reserve.val()) {
                     self.cursor.d.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.home_base.val());
                     self.have_victim.d.next = false;
                     self.state.d.next = State::GScan;
@@ -668,7 +721,7 @@ impl Logic for FtlController {
                 self.index.next = Index::Home;
                 self.low.next = Low::DevHead;
                 self.fill_dev.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_writes.val();
                     self.state.d.next = State::WWritePage;
@@ -684,7 +737,7 @@ impl Logic for FtlController {
                 self.pg_ver.next = self.version.q.val();
                 self.pg_has_entry.next = self.has_entry.q.val();
                 self.pg_entry.next = self.entry.q.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_live_pages.val();
                     self.state.d.next = State::WMapNew;
@@ -703,7 +756,7 @@ impl Logic for FtlController {
                 self.en_queued.next = self.stale_hit.q.val() & self.e_queued.q.val();
                 self.en_valid.next = true;
                 self.en_ver.next = self.version.q.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::WMapNew;
                 }
             }
@@ -713,7 +766,7 @@ impl Logic for FtlController {
                 self.index.next = Index::Lpa;
                 self.low.next = Low::Pid;
                 self.fill_mapped.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     if !self.old_valid.q.val() {
                         self.ev.next = true;
                         self.ev_id.next = self.ev_mapped_lpas.val();
@@ -727,7 +780,7 @@ impl Logic for FtlController {
             // --- Programming one page into the open block; back by `prog_gc` ----------------
             State::PStart => {
                 self.state.d.next = State::PBlk;
-                if self.dev_written.q.val() == self.ppb.val() {
+                if self.open_full.q.val() {
                     self.gc_open.d.next = false;
                     self.state.d.next = State::POpen;
                 }
@@ -768,7 +821,7 @@ impl Logic for FtlController {
                 if self.prog_gc.q.val() {
                     self.low.next = Low::EPid;
                 }
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.prog_ppa.d.next = self.cur_ppa.val() & self.ppa_mask.val();
                     self.dev_written.d.next = (self.dev_written.q.val() + 1) & self.pages_mask.val();
                     self.state.d.next = State::FDevv;
@@ -797,8 +850,10 @@ impl Logic for FtlController {
                 }
             }
             State::GScanEnd => {
-                // The last block's judgement lands.
-                self.state.d.next = State::GPick;
+                // The last block's judgement lands (two clocks).
+                if !self.judge.q.val() & !self.cand.q.val() {
+                    self.state.d.next = State::GPick;
+                }
             }
             State::GPick => {
                 self.cursor.d.next = self.victim_page0.val();
@@ -866,7 +921,7 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.region.next = self.r_blk.val();
                 self.index.next = Index::Victim;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::GFree;
                 }
             }
@@ -876,7 +931,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_free.val();
                 self.index.next = Index::FreeTail;
                 self.low.next = Low::Victim;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.dev_free.d.next = (self.dev_free.q.val() + 1) & self.blocks_mask.val();
                     self.ev.next = true;
                     self.ev_id.next = self.ev_erases.val();
@@ -908,7 +963,7 @@ impl Logic for FtlController {
                 self.low.next = Low::Word;
                 self.fill_page.next = true;
                 self.pg_rc.next = self.rc_bump.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = self.ret_state.val();
                 }
             }
@@ -921,7 +976,7 @@ impl Logic for FtlController {
                 self.fill_page.next = true;
                 self.pg_rc.next = 0.into();
                 self.pg_ver.next = self.word.q.val().get_bits::<W_PAGE_VERSION>(self.f_page_version.val().index()) + 1;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_live_pages.val();
                     self.ev_down.next = true;
@@ -954,7 +1009,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_pids.val();
                 self.index.next = Index::PidSp;
                 self.low.next = Low::OldPid;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.pid_sp.d.next = (self.pid_sp.q.val() + 1) & self.count_mask.val();
                     self.state.d.next = self.ret_state.val();
                     if self.rel_has_entry.q.val() {
@@ -983,7 +1038,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_stale.val();
                 self.index.next = Index::StaleTail;
                 self.low.next = Low::RelEntry;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.stale_tail.d.next = (self.stale_tail.q.val() + 1) & self.ring_mask.val();
                     self.ev.next = true;
                     self.ev_id.next = self.ev_backlog.val();
@@ -1033,7 +1088,7 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.region.next = self.r_l2p.val();
                 self.index.next = Index::Lpa;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_mapped_lpas.val();
                     self.ev_down.next = true;
@@ -1045,7 +1100,7 @@ impl Logic for FtlController {
             // --- SYNC, and the cleaner: one queued entry per step ---------------------------
             State::SyncLoop => {
                 self.state.d.next = State::CReadStale;
-                if !self.backlog.val() {
+                if !self.backlog.q.val() {
                     self.syncing.d.next = false;
                     self.status.d.next = self.st_done.val();
                     self.state.d.next = State::Respond;
@@ -1099,7 +1154,7 @@ impl Logic for FtlController {
                 self.en_queued.next = false;
                 self.en_valid.next = self.e_valid.q.val();
                 self.en_ver.next = self.e_ver.q.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::CDone;
                     if self.stale_hit.q.val() {
                         self.state.d.next = State::CDeref;
@@ -1135,18 +1190,84 @@ impl Logic for FtlController {
         // lowest block wins ties: blocks are judged in order) ----------------
         self.wd_blk_valid.next =
             self.word.q.val().get_bits::<W_BLK_VALID>(self.f_blk_valid.val().index()) & self.pages_mask.val();
-        if self.judge.q.val()
+        // A candidate the clock after, which beats the best the clock after
+        // that (two short paths instead of one long one).
+        self.cand.d.next = self.judge.q.val()
             & self.word.q.val().get_bit(self.f_blk_full.val().index())
-            & (self.wd_blk_valid.val() < self.ppb.val())
-            & (!self.have_victim.q.val() | (self.wd_blk_valid.val() < self.victim_valid.q.val()))
-        {
+            & (self.wd_blk_valid.val() < self.ppb.val());
+        self.cand_block.d.next = self.judged.q.val();
+        self.cand_valid.d.next = self.wd_blk_valid.val();
+        if self.cand.q.val() & (!self.have_victim.q.val() | (self.cand_valid.q.val() < self.victim_valid.q.val())) {
             self.have_victim.d.next = true;
-            self.victim.d.next = self.judged.q.val();
-            self.victim_valid.d.next = self.wd_blk_valid.val();
+            self.victim.d.next = self.cand_block.q.val();
+            self.victim_valid.d.next = self.cand_valid.q.val();
+        }
+
+        // --- The request stage -------------------------------------------------------------
+        self.rq_valid.d.next = self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val());
+        self.rq_quiet.d.next = self.req_taken.val();
+        self.rq_write.d.next = self.mem_write.val();
+        self.rq_region.d.next = self.region.val();
+        self.rq_index.d.next = self.index.val();
+        self.rq_low.d.next = self.low.val();
+        self.rq_low_down.d.next = self.low_down.val();
+        self.rq_fill_mapped.d.next = self.fill_mapped.val();
+        self.rq_fill_page.d.next = self.fill_page.val();
+        self.rq_fill_entry.d.next = self.fill_entry.val();
+        self.rq_fill_blk.d.next = self.fill_blk.val();
+        self.rq_fill_dev.d.next = self.fill_dev.val();
+        self.rq_pg_rc.d.next = self.pg_rc.val();
+        self.rq_pg_ver.d.next = self.pg_ver.val();
+        self.rq_pg_has_entry.d.next = self.pg_has_entry.val();
+        self.rq_pg_entry.d.next = self.pg_entry.val();
+        self.rq_en_queued.d.next = self.en_queued.val();
+        self.rq_en_valid.d.next = self.en_valid.val();
+        self.rq_en_ver.d.next = self.en_ver.val();
+        self.rq_blk_full.d.next = self.blk_full.val();
+        if self.request_stage.val() {
+            self.u_valid.next = self.rq_valid.q.val() & !self.rq_quiet.q.val();
+            self.u_write.next = self.rq_write.q.val();
+            self.u_region.next = self.rq_region.q.val();
+            self.u_index.next = self.rq_index.q.val();
+            self.u_low.next = self.rq_low.q.val();
+            self.u_low_down.next = self.rq_low_down.q.val();
+            self.u_fill_mapped.next = self.rq_fill_mapped.q.val();
+            self.u_fill_page.next = self.rq_fill_page.q.val();
+            self.u_fill_entry.next = self.rq_fill_entry.q.val();
+            self.u_fill_blk.next = self.rq_fill_blk.q.val();
+            self.u_fill_dev.next = self.rq_fill_dev.q.val();
+            self.u_pg_rc.next = self.rq_pg_rc.q.val();
+            self.u_pg_ver.next = self.rq_pg_ver.q.val();
+            self.u_pg_has_entry.next = self.rq_pg_has_entry.q.val();
+            self.u_pg_entry.next = self.rq_pg_entry.q.val();
+            self.u_en_queued.next = self.rq_en_queued.q.val();
+            self.u_en_valid.next = self.rq_en_valid.q.val();
+            self.u_en_ver.next = self.rq_en_ver.q.val();
+            self.u_blk_full.next = self.rq_blk_full.q.val();
+        } else {
+            self.u_valid.next = self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val());
+            self.u_write.next = self.mem_write.val();
+            self.u_region.next = self.region.val();
+            self.u_index.next = self.index.val();
+            self.u_low.next = self.low.val();
+            self.u_low_down.next = self.low_down.val();
+            self.u_fill_mapped.next = self.fill_mapped.val();
+            self.u_fill_page.next = self.fill_page.val();
+            self.u_fill_entry.next = self.fill_entry.val();
+            self.u_fill_blk.next = self.fill_blk.val();
+            self.u_fill_dev.next = self.fill_dev.val();
+            self.u_pg_rc.next = self.pg_rc.val();
+            self.u_pg_ver.next = self.pg_ver.val();
+            self.u_pg_has_entry.next = self.pg_has_entry.val();
+            self.u_pg_entry.next = self.pg_entry.val();
+            self.u_en_queued.next = self.en_queued.val();
+            self.u_en_valid.next = self.en_valid.val();
+            self.u_en_ver.next = self.en_ver.val();
+            self.u_blk_full.next = self.blk_full.val();
         }
 
         // --- The address: a region and what indexes it -----------------------------------
-        match self.index.val() {
+        match self.u_index.val() {
             Index::Cursor => self.index_value.next = self.cursor.q.val(),
             Index::Lpa => self.index_value.next = self.lpa.q.val(),
             Index::OldPid => self.index_value.next = self.old_pid.q.val(),
@@ -1183,15 +1304,15 @@ impl Logic for FtlController {
                 )
             }
         }
-        self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.region.val()) << self.region_at.val())
+        self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.u_region.val()) << self.region_at.val())
             | bit_cast::<MEM_ADDR_BITS, ADDR_BITS>(self.index_value.val());
 
         // --- The word to write: the field at bit 0, then the region's others --------------
         self.bump.next = self.word.q.val().get_bits::<LOW_BITS>(0) + 1;
-        if self.low_down.val() {
+        if self.u_low_down.val() {
             self.bump.next = self.word.q.val().get_bits::<LOW_BITS>(0) + self.minus_one.val();
         }
-        match self.low.val() {
+        match self.u_low.val() {
             Low::Zero => self.low_value.next = 0.into(),
             Low::Word => self.low_value.next = self.word.q.val().get_bits::<LOW_BITS>(0),
             Low::Bump24 => self.low_value.next = self.bump.val(),
@@ -1218,26 +1339,26 @@ impl Logic for FtlController {
         self.part_entry.next = 0.into();
         self.part_blk.next = 0.into();
         self.part_dev.next = 0.into();
-        if self.fill_mapped.val() {
+        if self.u_fill_mapped.val() {
             self.part_mapped.next = bits::<MEM_DATA_BITS>(1) << self.f_l2p_mapped.val();
         }
-        if self.fill_page.val() {
-            self.part_page.next = (bit_cast::<MEM_DATA_BITS, REFCOUNT_BITS>(self.pg_rc.val())
+        if self.u_fill_page.val() {
+            self.part_page.next = (bit_cast::<MEM_DATA_BITS, REFCOUNT_BITS>(self.u_pg_rc.val())
                 << self.f_page_refcount.val())
-                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.pg_ver.val()) << self.f_page_version.val())
-                | (bit_cast::<MEM_DATA_BITS, 1>(self.pg_has_entry.val().into()) << self.f_page_has_entry.val())
-                | (bit_cast::<MEM_DATA_BITS, ENTRY_BITS>(self.pg_entry.val()) << self.f_page_entry.val());
+                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.u_pg_ver.val()) << self.f_page_version.val())
+                | (bit_cast::<MEM_DATA_BITS, 1>(self.u_pg_has_entry.val().into()) << self.f_page_has_entry.val())
+                | (bit_cast::<MEM_DATA_BITS, ENTRY_BITS>(self.u_pg_entry.val()) << self.f_page_entry.val());
         }
-        if self.fill_entry.val() {
-            self.part_entry.next = (bit_cast::<MEM_DATA_BITS, 1>(self.en_queued.val().into())
+        if self.u_fill_entry.val() {
+            self.part_entry.next = (bit_cast::<MEM_DATA_BITS, 1>(self.u_en_queued.val().into())
                 << self.f_entry_queued.val())
-                | (bit_cast::<MEM_DATA_BITS, 1>(self.en_valid.val().into()) << self.f_entry_valid.val())
-                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.en_ver.val()) << self.f_entry_version.val());
+                | (bit_cast::<MEM_DATA_BITS, 1>(self.u_en_valid.val().into()) << self.f_entry_valid.val())
+                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.u_en_ver.val()) << self.f_entry_version.val());
         }
-        if self.fill_blk.val() {
-            self.part_blk.next = bit_cast::<MEM_DATA_BITS, 1>(self.blk_full.val().into()) << self.f_blk_full.val();
+        if self.u_fill_blk.val() {
+            self.part_blk.next = bit_cast::<MEM_DATA_BITS, 1>(self.u_blk_full.val().into()) << self.f_blk_full.val();
         }
-        if self.fill_dev.val() {
+        if self.u_fill_dev.val() {
             self.part_dev.next = (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_open.q.val())
                 << self.f_dev_open.val())
                 | (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_written.q.val()) << self.f_dev_written.val())
@@ -1251,9 +1372,9 @@ impl Logic for FtlController {
             | bit_cast::<MEM_DATA_BITS, LOW_BITS>(self.low_value.val());
 
         // --- The memory port: one request outstanding ---------------------------------------
-        self.mem_req_valid.next = self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val());
-        self.mem_req_write.next = self.mem_write.val();
-        if self.mem_read.val() & !self.pending.q.val() & self.mem_req_ready.val() {
+        self.mem_req_valid.next = self.u_valid.val();
+        self.mem_req_write.next = self.u_write.val();
+        if self.u_valid.val() & !self.u_write.val() & self.mem_req_ready.val() {
             self.pending.d.next = true;
         }
         if self.done.val() {
@@ -1268,6 +1389,7 @@ impl Logic for FtlController {
             self.state.d.next = State::InitL2p;
             self.cursor.d.next = 0.into();
             self.pending.d.next = false;
+            self.rq_valid.d.next = false;
             self.rmw_write.d.next = false;
             // A return point that is always a caller's (the proof of the
             // reference counts relies on it).
