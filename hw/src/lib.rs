@@ -10,6 +10,7 @@ pub mod ftl;
 pub mod index;
 pub mod ram;
 pub mod sha1;
+pub mod state_reg;
 pub mod verilog;
 
 pub use config::{by_name, Config, ALL as CONFIGS};
