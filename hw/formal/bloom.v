@@ -17,10 +17,12 @@ function [31:0] f_bits(input [11:0] sig);
     f_bits = (32'h1 << sig[4:0]) | (32'h1 << sig[9:5]) | (32'h1 << (sig[11:7] ^ sig[4:0]));
 endfunction
 
-// One-hot state: 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY,
-// 5 WALK, 6 VERIFY_REQ, 7 VERIFY_WAIT, 8 HIT, 9 MISS, 10 WRITE_WAY,
-// 11 WRITE_FP, 12 WRITE_META, 13 DONE, 14 HIT_DECIDE, 15 LOCK_SETTLE.
-wire [15:0] f_state = [[state$q]];
+// The state, decoded one-hot from its code (the order of `State` in
+// fsm.rs): 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY, 5 WALK,
+// 6 VERIFY_REQ, 7 VERIFY_WAIT, 8 HIT, 9 MISS, 10 WRITE_WAY, 11 WRITE_FP,
+// 12 WRITE_META, 13 DONE, 14 HIT_DECIDE, 15 LOCK_SETTLE. Every one of the
+// sixteen codes is a state.
+wire [15:0] f_state = 16'h1 << [[state$q]];
 wire [2:0] f_op = [[op$q]];
 // The command's key: its signature is fingerprint bits 16..27.
 wire [31:0] f_key = f_bits([[fp$q]][27:16]);
@@ -83,7 +85,6 @@ wire ok_rebuild_written = !(f_state[12] && f_via_miss && f_walked && f_en_at_mis
 wire ok_removal_keeps = !(f_meta_write && f_via_hit) || tbl_req_wdata[31:0] == f_meta_bloom;
 
 // Invariants of the FSM (they make the above inductive).
-wire ok_onehot = f_state != 0 && (f_state & (f_state - 1)) == 0;
 wire ok_key_registered = (f_state[0] || f_state[15]) || [[key_bits_r$q]] == f_key;
 wire ok_meta_registered = !f_after_meta || ([[bloom$q]] == f_meta_bloom && [[occupied$q]] == f_meta_occ);
 wire ok_covers_registered = !f_state[4] || [[bloom_covers$q]] == ((f_meta_bloom & f_key) == f_key);
@@ -107,7 +108,6 @@ always @* if (f_past_valid && !reset) begin
     assert(ok_miss_filter);
     assert(ok_rebuild_written);
     assert(ok_removal_keeps);
-    assert(ok_onehot);
     assert(ok_key_registered);
     assert(ok_meta_registered);
     assert(ok_covers_registered);

@@ -196,8 +196,8 @@ const LOCK_BUGS: &[PlantedBug] = &[
     PlantedBug {
         name: "release-before-last-write",
         what: "an FSM frees its bucket while it still writes the bucket's metadata",
-        find: "active = ~state$q[32'h0] & ~state$q[32'hd];",
-        replace: "active = ~state$q[32'h0] & ~state$q[32'hd] & ~state$q[32'hc];",
+        find: "active = (state$q != State$Idle) & (state$q != State$Done);",
+        replace: "active = (state$q != State$Idle) & (state$q != State$Done) & (state$q != State$WriteMeta);",
         breaks: &["exclusive", "active", "holder_oldest", "release"],
     },
     PlantedBug {
@@ -332,14 +332,14 @@ const LOCK_WAIT_BUGS: &[PlantedBug] = &[
         name: "sticky-block",
         what: "an FSM blocked in LOCK stays blocked after the older command releases the bucket",
         find: "blocked_r$d = blocked;",
-        replace: "blocked_r$d = blocked | (blocked_r$q & state$q[32'h1]);",
+        replace: "blocked_r$d = blocked | (blocked_r$q & (state$q == State$Lock));",
         breaks: &["progress", "wait_budget", "wait_bound"],
     },
     PlantedBug {
         name: "release-on-collect",
         what: "a finished command keeps its bucket until its response is collected, which the host may delay",
-        find: "active = ~state$q[32'h0] & ~state$q[32'hd];",
-        replace: "active = ~state$q[32'h0];",
+        find: "active = (state$q != State$Idle) & (state$q != State$Done);",
+        replace: "active = (state$q != State$Idle);",
         breaks: &["progress", "active"],
     },
 ];

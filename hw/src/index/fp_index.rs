@@ -327,16 +327,19 @@ impl<const M: usize> Logic for FpIndex<M> {
         }
 
         // --- Memory port arbitration (highest FSM number first) --------------
+        // With no request the port carries FSM 0's address and data (they
+        // mean nothing then): a single FSM's request reaches the memory
+        // without a gate on its valid.
         self.tbl_any.next = false;
         self.tbl_sel.next = 0.into();
-        self.tbl_req_write.next = false;
-        self.tbl_req_addr.next = 0.into();
-        self.tbl_req_wdata.next = 0.into();
+        self.tbl_req_write.next = self.fsms[0].tbl_req_write.val();
+        self.tbl_req_addr.next = self.fsms[0].tbl_req_addr.val();
+        self.tbl_req_wdata.next = self.fsms[0].tbl_req_wdata.val();
         self.fp_any.next = false;
         self.fp_sel.next = 0.into();
-        self.fp_req_write.next = false;
-        self.fp_req_entry.next = 0.into();
-        self.fp_req_wdata.next = 0.into();
+        self.fp_req_write.next = self.fsms[0].fp_req_write.val();
+        self.fp_req_entry.next = self.fsms[0].fp_req_entry.val();
+        self.fp_req_wdata.next = self.fsms[0].fp_req_wdata.val();
         for i in 0..M {
             if self.fsms[i].tbl_req_valid.val() {
                 self.tbl_any.next = true;

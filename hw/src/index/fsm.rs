@@ -14,18 +14,53 @@
 //! done it is no longer `active`: its bucket is free.
 //!
 //! Ports: the command fields are sampled on `start`. `tbl_req_*`/`fp_req_*`
-//! are requests held until `*_grant`; `tbl_rsp_valid`/`fp_rsp_valid` are this
+//! are requests held until `*_grant`; their address, data and write flag
+//! follow the state alone, so they are meaningful only while `*_req_valid`
+//! (which is where the conditions are: no data path waits on a verdict);
+//! `tbl_rsp_valid`/`fp_rsp_valid` are this
 //! FSM's responses (already selected by tag), always accepted. `rsp_*` is the
 //! held slot, kept until `rsp_taken`. `active`, `bucket` feed the lock table.
 use super::{
     BLOOM_BITS, CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, REFCOUNT_BITS, SIG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS,
 };
+use crate::state_reg::OneHotState;
 use rust_hdl::prelude::*;
 
-// FSM states, one-hot in `state` (rust-hdl emits paths as signal names, so
-// the code uses the bit numbers): 0 IDLE, 1 LOCK, 2 META_REQ, 3 META_WAIT, 4 CLASSIFY, 5 WALK,
-// 6 VERIFY_REQ, 7 VERIFY_WAIT, 8 HIT, 9 MISS, 10 WRITE_WAY, 11 WRITE_FP,
-// 12 WRITE_META, 13 DONE, 14 HIT_DECIDE, 15 LOCK_SETTLE.
+/// The machine's states. Their codes (in this order, from 0) are the bit
+/// numbers the formal properties (`hw/formal/bloom.v`, `lock_table.v`)
+/// decode the state with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+enum State {
+    /// No command; the next is taken on `start`.
+    Idle,
+    /// Waiting for older commands on the same bucket to finish.
+    Lock,
+    /// Reading the bucket's metadata word.
+    MetaReq,
+    MetaWait,
+    /// The Bloom filter and the command decide what to read.
+    Classify,
+    /// Every occupied way read back to back; candidates by signature.
+    Walk,
+    /// One candidate's full fingerprint read and compared.
+    VerifyReq,
+    VerifyWait,
+    /// The fingerprint is present.
+    Hit,
+    /// The fingerprint is absent.
+    Miss,
+    /// The writes of what changed: the way, the full fingerprint, the
+    /// bucket's metadata.
+    WriteWay,
+    WriteFp,
+    WriteMeta,
+    /// The response moves to the held slot when it is free.
+    Done,
+    /// What a hit does to the reference count and the bucket.
+    HitDecide,
+    /// The lock table's verdict on the bucket settles (registered twice).
+    LockSettle,
+}
 
 #[derive(LogicBlock)]
 pub struct LookupFsm {
@@ -75,8 +110,9 @@ pub struct LookupFsm {
     pub rsp_flags: Signal<Out, Bits<4>>,
     pub rsp_taken: Signal<In, Bit>,
 
-    // One-hot: bit k set in state k (each state's logic is guarded by one bit).
-    state: DFF<Bits<16>>,
+    /// Encoded one-hot by synthesis: each state's logic is guarded by
+    /// one flip-flop.
+    state: OneHotState<State>,
     // The lock table's verdict, registered: it is first read two clocks after
     // `start`, so it always reflects this command's bucket.
     blocked_r: DFF<Bit>,
@@ -411,8 +447,8 @@ impl Logic for LookupFsm {
         }
 
         // --- Outputs ---------------------------------------------------------
-        self.idle.next = self.state.q.val().get_bit(0);
-        self.active.next = !self.state.q.val().get_bit(0) & !self.state.q.val().get_bit(13);
+        self.idle.next = self.state.q.val() == State::Idle;
+        self.active.next = (self.state.q.val() != State::Idle) & (self.state.q.val() != State::Done);
         self.bucket.next = self.bucket_r.q.val();
         self.seq.next = self.seq_r.q.val();
         self.held_seq.next = self.held_seq_r.q.val();
@@ -435,7 +471,7 @@ impl Logic for LookupFsm {
         }
 
         // --- The state machine ---------------------------------------------
-        if self.state.q.val().get_bit(0) {
+        if self.state.q.val() == State::Idle {
             // IDLE
             // Only the command is captured here (the start strobe comes
             // through the dispatcher late in the clock); everything else
@@ -451,10 +487,10 @@ impl Logic for LookupFsm {
                 } else {
                     self.bucket_r.d.next = self.cmd_fp.val().get_bits::<MAX_BUCKET_BITS>(0) & self.bucket_mask.val();
                 }
-                self.state.d.next = 32768.into();
+                self.state.d.next = State::LockSettle;
             }
         }
-        if self.state.q.val().get_bit(15) {
+        if self.state.q.val() == State::LockSettle {
             // LOCK_SETTLE
             self.flags.d.next = 0.into();
             self.out_refcount.d.next = 0.into();
@@ -464,31 +500,31 @@ impl Logic for LookupFsm {
             self.write_fp.d.next = false;
             self.write_meta.d.next = false;
             self.entry_way.d.next = self.one8.val() << self.entry_r.q.val().get_bits::<3>(0);
-            self.state.d.next = 2.into();
+            self.state.d.next = State::Lock;
             if (self.op.q.val() > 4)
                 | ((self.op.q.val() == 3)
                     & ((self.entry_r.q.val().get_bits::<MAX_BUCKET_BITS>(3) & !self.bucket_mask.val()) != 0))
             {
                 self.status.d.next = 11.into();
-                self.state.d.next = 8192.into();
+                self.state.d.next = State::Done;
             }
         }
-        if self.state.q.val().get_bit(1) {
+        if self.state.q.val() == State::Lock {
             // LOCK
             if !self.blocked_r.q.val() {
-                self.state.d.next = 4.into();
+                self.state.d.next = State::MetaReq;
             }
         }
-        if self.state.q.val().get_bit(2) {
+        if self.state.q.val() == State::MetaReq {
             // META_REQ
             self.tbl_req_valid.next = true;
             self.tbl_req_addr.next =
                 self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
             if self.tbl_grant.val() {
-                self.state.d.next = 8.into();
+                self.state.d.next = State::MetaWait;
             }
         }
-        if self.state.q.val().get_bit(3) {
+        if self.state.q.val() == State::MetaWait {
             // META_WAIT
             if self.tbl_rsp_valid.val() {
                 self.bloom.d.next = self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0);
@@ -496,41 +532,41 @@ impl Logic for LookupFsm {
                 self.bloom_covers.d.next = (self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0)
                     & self.key_bits_r.q.val())
                     == self.key_bits_r.q.val();
-                self.state.d.next = 16.into();
+                self.state.d.next = State::Classify;
             }
         }
-        if self.state.q.val().get_bit(4) {
+        if self.state.q.val() == State::Classify {
             // CLASSIFY
             self.rebuilt.d.next = 0.into();
             self.candidates.d.next = 0.into();
             if self.op.q.val() == 3 {
                 if (self.occupied.q.val() & self.entry_way.q.val()) == 0 {
                     self.status.d.next = 9.into();
-                    self.state.d.next = 8192.into();
+                    self.state.d.next = State::Done;
                 } else {
                     self.to_issue.d.next = self.entry_way.q.val();
                     self.issue_more.d.next = true;
                     self.to_receive.d.next = self.entry_way.q.val();
-                    self.state.d.next = 32.into();
+                    self.state.d.next = State::Walk;
                 }
             } else if self.bloom_enable.val() & !self.bloom_covers.q.val() {
                 self.flags.d.next = 1.into();
-                self.state.d.next = 512.into();
+                self.state.d.next = State::Miss;
             } else {
                 self.walked.d.next = true;
                 self.to_issue.d.next = self.occupied.q.val();
                 self.issue_more.d.next = self.occupied.q.val() != 0;
                 self.to_receive.d.next = self.occupied.q.val();
-                self.state.d.next = 32.into();
+                self.state.d.next = State::Walk;
             }
         }
-        if self.state.q.val().get_bit(5) {
+        if self.state.q.val() == State::Walk {
             // WALK
+            self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
+                self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.issue_way.val()),
+            );
             if self.issue_more.q.val() {
                 self.tbl_req_valid.next = true;
-                self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
-                    self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.issue_way.val()),
-                );
                 if self.tbl_grant.val() {
                     self.to_issue.d.next = self.to_issue.q.val() & !self.issue_onehot.val();
                     self.issue_more.d.next = (self.to_issue.q.val() & !self.issue_onehot.val()) != 0;
@@ -551,57 +587,63 @@ impl Logic for LookupFsm {
             }
             if !self.issue_more.q.val() & (self.to_receive.q.val() == 0) {
                 if self.candidates.q.val() == 0 {
-                    self.state.d.next = 512.into();
+                    self.state.d.next = State::Miss;
                 } else if self.op.q.val() == 3 {
-                    self.state.d.next = 256.into();
+                    self.state.d.next = State::Hit;
                 } else {
-                    self.state.d.next = 64.into();
+                    self.state.d.next = State::VerifyReq;
                 }
             }
         }
-        if self.state.q.val().get_bit(6) {
+        if self.state.q.val() == State::VerifyReq {
             // VERIFY_REQ
             self.fp_req_valid.next = true;
             self.fp_req_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.candidate_way.val());
             if self.fp_grant.val() {
-                self.state.d.next = 128.into();
+                self.state.d.next = State::VerifyWait;
             }
         }
-        if self.state.q.val().get_bit(7) {
+        if self.state.q.val() == State::VerifyWait {
             // VERIFY_WAIT
             if self.fp_seen.q.val() {
                 if self.fp_equal.q.val() {
-                    self.state.d.next = 256.into();
+                    self.state.d.next = State::Hit;
                 } else {
                     self.flags.d.next = self.flags.q.val() | 8;
                     self.candidates.d.next = self.candidates.q.val() & !self.candidate_onehot.val();
                     if !self.more_candidates.q.val() {
-                        self.state.d.next = 512.into();
+                        self.state.d.next = State::Miss;
                     } else {
-                        self.state.d.next = 64.into();
+                        self.state.d.next = State::VerifyReq;
                     }
                 }
             }
         }
-        if self.state.q.val().get_bit(8) {
+        if self.state.q.val() == State::Hit {
             // HIT
             // The way is the lowest remaining candidate; registered here,
             // decided on the next clock (the one-hot and its refcount mux
             // would not fit one clock with the decision at 100 MHz).
             self.target_way.d.next = self.hit_onehot.q.val();
             self.hit_rc.d.next = self.hit_refcount.val();
-            self.state.d.next = 16384.into();
+            self.state.d.next = State::HitDecide;
         }
-        if self.state.q.val().get_bit(14) {
+        if self.state.q.val() == State::HitDecide {
             // HIT_DECIDE
             self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() + 1) << 12)
                 | bit_cast::<20, SIG_BITS>(self.write_sig.val());
             self.out_refcount.d.next = self.hit_rc.q.val();
-            self.state.d.next = 1024.into();
+            // The bucket's word without the way, written only when the last
+            // reference goes (`write_meta`, clear since LOCK_SETTLE), but
+            // built always: the decision below then only sets flags.
+            self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() & !self.target_way.q.val())
+                << 32)
+                | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.bloom.q.val());
+            self.state.d.next = State::WriteWay;
             if self.op.q.val() == 0 {
                 if self.hit_rc.q.val() == self.refcount_max.val() {
                     self.status.d.next = 10.into();
-                    self.state.d.next = 8192.into();
+                    self.state.d.next = State::Done;
                 } else {
                     self.status.d.next = 1.into();
                     self.out_refcount.d.next = self.hit_rc.q.val() + 1;
@@ -609,14 +651,11 @@ impl Logic for LookupFsm {
                 }
             } else if (self.op.q.val() == 1) | (self.op.q.val() == 4) {
                 self.status.d.next = 2.into();
-                self.state.d.next = 8192.into();
+                self.state.d.next = State::Done;
             } else if self.hit_rc.q.val() == 1 {
                 self.status.d.next = 5.into();
                 self.out_refcount.d.next = 0.into();
                 self.write_meta.d.next = true;
-                self.meta_word.d.next =
-                    (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val() & !self.target_way.q.val()) << 32)
-                        | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.bloom.q.val());
             } else {
                 self.status.d.next = 4.into();
                 self.out_refcount.d.next = self.hit_rc.q.val() - 1;
@@ -625,7 +664,7 @@ impl Logic for LookupFsm {
                     | bit_cast::<20, SIG_BITS>(self.write_sig.val());
             }
         }
-        if self.state.q.val().get_bit(9) {
+        if self.state.q.val() == State::Miss {
             // MISS
             if self.walked.q.val() & self.bloom_enable.val() {
                 // (The rebuilt filter is the walked bits, plus the key
@@ -643,7 +682,7 @@ impl Logic for LookupFsm {
             }
             self.meta_word.d.next = (bit_cast::<TABLE_DATA_BITS, 8>(self.occupied.q.val()) << 32)
                 | bit_cast::<TABLE_DATA_BITS, BLOOM_BITS>(self.miss_bloom.val());
-            self.state.d.next = 1024.into();
+            self.state.d.next = State::WriteWay;
             if self.allocates.val() {
                 if self.occupied.q.val() == 0xff {
                     self.status.d.next = 8.into();
@@ -665,49 +704,49 @@ impl Logic for LookupFsm {
                 self.status.d.next = 9.into();
             }
         }
-        if self.state.q.val().get_bit(10) {
+        if self.state.q.val() == State::WriteWay {
             // WRITE_WAY
+            self.tbl_req_write.next = true;
+            self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(self.target_entry.val());
+            self.tbl_req_wdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.way_word.q.val());
             if self.write_way.q.val() {
                 self.tbl_req_valid.next = true;
-                self.tbl_req_write.next = true;
-                self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(self.target_entry.val());
-                self.tbl_req_wdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.way_word.q.val());
                 if self.tbl_grant.val() {
-                    self.state.d.next = 2048.into();
+                    self.state.d.next = State::WriteFp;
                 }
             } else {
-                self.state.d.next = 2048.into();
+                self.state.d.next = State::WriteFp;
             }
         }
-        if self.state.q.val().get_bit(11) {
+        if self.state.q.val() == State::WriteFp {
             // WRITE_FP
+            self.fp_req_write.next = true;
+            self.fp_req_entry.next = self.target_entry.val();
             if self.write_fp.q.val() {
                 self.fp_req_valid.next = true;
-                self.fp_req_write.next = true;
-                self.fp_req_entry.next = self.target_entry.val();
                 if self.fp_grant.val() {
-                    self.state.d.next = 4096.into();
+                    self.state.d.next = State::WriteMeta;
                 }
             } else {
-                self.state.d.next = 4096.into();
+                self.state.d.next = State::WriteMeta;
             }
         }
-        if self.state.q.val().get_bit(12) {
+        if self.state.q.val() == State::WriteMeta {
             // WRITE_META
+            self.tbl_req_write.next = true;
+            self.tbl_req_addr.next =
+                self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
+            self.tbl_req_wdata.next = self.meta_word.q.val();
             if self.write_meta.q.val() {
                 self.tbl_req_valid.next = true;
-                self.tbl_req_write.next = true;
-                self.tbl_req_addr.next =
-                    self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
-                self.tbl_req_wdata.next = self.meta_word.q.val();
                 if self.tbl_grant.val() {
-                    self.state.d.next = 8192.into();
+                    self.state.d.next = State::Done;
                 }
             } else {
-                self.state.d.next = 8192.into();
+                self.state.d.next = State::Done;
             }
         }
-        if self.state.q.val().get_bit(13) {
+        if self.state.q.val() == State::Done {
             // DONE
             // The response moves to the held slot as soon as the previous
             // one has been collected; the FSM is then free for the next
@@ -723,15 +762,11 @@ impl Logic for LookupFsm {
                 }
                 self.held_refcount.d.next = self.out_refcount.q.val();
                 self.held_flags.d.next = self.flags.q.val();
-                self.state.d.next = 1.into();
+                self.state.d.next = State::Idle;
             }
         }
-        // Not one-hot (only before the first reset): start over.
-        if self.state.q.val() == 0 {
-            self.state.d.next = 1.into();
-        }
         if self.reset.val() {
-            self.state.d.next = 1.into();
+            self.state.d.next = State::Idle;
             self.held_valid.d.next = false;
             self.issue_more.d.next = false;
         }
