@@ -520,8 +520,7 @@ fn ingest_of_a_real_ext4_image_stores_each_distinct_page_once() {
     assert!(r["duplicate_pages"].as_u64().unwrap() > 1_000, "an ext4 image is mostly zero pages: {r}");
 }
 
-/// Hot content: 8,400 pages, nearly all zeros, on `cu` (its microcoded
-/// FTL): the zero page's copy saturates at 4,095 references and hands the
+/// Hot content: 8,400 pages, nearly all zeros, on `cu`: the zero page's copy saturates at 4,095 references and hands the
 /// index to a new copy, so three copies hold them all.
 #[test]
 fn ingest_of_hot_content_stores_ceil_n_over_4095_copies() {

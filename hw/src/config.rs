@@ -25,21 +25,11 @@ pub struct Config {
     /// The index table is in on-chip block RAM (else behind the top's
     /// `tbl_*` memory port).
     pub index_table_on_chip: bool,
-    /// How the FTL remap controller is built.
-    pub ftl: FtlKind,
-}
-
-/// The two builds of the FTL remap controller; both make the same decisions
-/// (the one golden model checks both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FtlKind {
-    /// [`FtlController`](crate::ftl::controller::FtlController): a state
-    /// machine, one state per table access.
-    StateMachine,
-    /// [`MicroFtl`](crate::ftl::micro::cpu::MicroFtl): a small sequencer
-    /// running a program, five clocks per instruction, less logic: the
-    /// Alchitry Cu's, until the state machine fits there at 100 MHz.
-    Microcoded,
+    /// The FTL controller's memory requests are staged (offered a clock
+    /// after the state asks, from registers): for a board whose FTL memory
+    /// is across a link, where the clock matters and the extra clock per
+    /// access does not. The board top and the core's cosimulation agree.
+    pub ftl_staged_requests: bool,
 }
 
 impl Config {
@@ -104,7 +94,7 @@ macro_rules! configurations {
         name: $name:literal, about: $about:literal, lanes: $lanes:literal,
         lane_fifo_bits: $fb:literal, clock_mhz: $mhz:literal, uart_baud: $baud:literal,
         index_fsms: $fsms:literal, index_bucket_bits: $bb:literal, index_table_on_chip: $onchip:literal,
-        ftl: $ftl:ident $(,)?
+        ftl_staged_requests: $staged:literal $(,)?
     } ),+ $(,)?) => {
         $(
             #[doc = $about]
@@ -112,7 +102,7 @@ macro_rules! configurations {
                 name: $name, about: $about, lanes: $lanes, lane_fifo_bits: $fb,
                 clock_mhz: $mhz, uart_baud: $baud,
                 index_fsms: $fsms, index_bucket_bits: $bb, index_table_on_chip: $onchip,
-                ftl: FtlKind::$ftl,
+                ftl_staged_requests: $staged,
             };
             #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
             pub type $hasher = lane_generics!(crate::sha1::Sha1Hasher, $lanes, $fb);
@@ -147,11 +137,9 @@ macro_rules! configurations {
         /// ports at the top.
         pub fn core_verilog(config: &Config) -> String {
             match config.name {
-                $($name => match FtlKind::$ftl {
-                    FtlKind::StateMachine => crate::verilog::top_verilog(
-                        <lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms)>::new($bb)),
-                    FtlKind::Microcoded => crate::verilog::top_verilog(
-                        <lane_generics!(crate::ftl::ditto_core::DittoCoreMicro, $lanes, $fb, $fsms)>::new($bb)),
+                $($name => {
+                    type Core = lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms);
+                    crate::verilog::top_verilog(if $staged { Core::with_staged_requests($bb) } else { Core::new($bb) })
                 },)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
@@ -173,17 +161,17 @@ macro_rules! configurations {
 configurations! {
     CU, CuHasher: {
         name: "cu",
-        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with one lookup FSM; the microcoded FTL controller.",
+        about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with one lookup FSM; the FTL controller's memory requests staged for the link to the host.",
         lanes: 1, lane_fifo_bits: 0, clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 1, index_bucket_bits: 9, index_table_on_chip: true,
-        ftl: Microcoded,
+        ftl_staged_requests: true,
     },
     LARGE, LargeHasher: {
         name: "large",
-        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO; a 32,768-entry index with 8 lookup FSMs behind an external memory port; the state-machine FTL controller.",
+        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
         lanes: 4, lane_fifo_bits: 10, clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 8, index_bucket_bits: 12, index_table_on_chip: false,
-        ftl: StateMachine,
+        ftl_staged_requests: false,
     },
 }
 

@@ -1,6 +1,6 @@
 //! Directed tests of the whole core, each checked against the golden model
-//! and with its own expectations spelled out; each runs on `core_large` (the
-//! state-machine FTL controller) and on `core_cu` (the microcoded one).
+//! and with its own expectations spelled out; each runs on `core_large` and
+//! on `core_cu` (whose FTL controller stages its memory requests).
 use ditto_hw::config::{Config, CU, LARGE};
 use ditto_hw::ftl::flash::Geometry;
 use ditto_hw::ftl::model::{CoreModel, Response};

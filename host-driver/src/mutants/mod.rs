@@ -142,7 +142,7 @@ pub fn targets() -> Vec<Target> {
         },
         Target {
             name: "ftl-cu",
-            module: "the microcoded FTL controller, inside the cu core",
+            module: "the FTL controller with staged requests, inside the cu core",
             design: || config::core_verilog(&CU),
             selection: "c:$flatten\\ftl.*",
             proofs: &[],
@@ -151,7 +151,7 @@ pub fn targets() -> Vec<Target> {
         },
         Target {
             name: "ftl-large",
-            module: "the state-machine FTL controller, inside the large core",
+            module: "the FTL controller, inside the large core",
             design: || config::core_verilog(&LARGE),
             selection: "c:$flatten\\ftl.*",
             proofs: &[],

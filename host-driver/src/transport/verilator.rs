@@ -24,7 +24,6 @@ impl CosimTransport {
         // The whole-state checks scan the device: at flushes, not after
         // every request (each response is still checked as it comes).
         sim.set_checks_after_each_run(false);
-        sim.set_drain_cleaner(true);
         let golden = sim.golden();
         Ok(CosimTransport { sim, golden, cycles: 0 })
     }

@@ -1,6 +1,6 @@
 //! `CoreBoardTop<L, NB, FB, FBP1, M, WAB, MAB>`: the whole core
-//! ([`DittoCoreMicro`]: SHA-1 lanes, fingerprint index with its table in block
-//! RAM, the microcoded FTL remap controller) behind a board's USB UART, speaking the framed
+//! ([`DittoCore`]: SHA-1 lanes, fingerprint index with its table in block
+//! RAM, the FTL remap controller) behind a board's USB UART, speaking the framed
 //! protocol of [`super::protocol`]. The host holds what does not fit on the
 //! chip: the index's full fingerprints and the FTL memory (both reached by
 //! requests over the link), and the pages themselves.
@@ -36,8 +36,9 @@
 //! - The geometry (`cfg_*` of the core) is fixed by the [`BoardSetup`].
 use super::crc32::Crc32Byte;
 use super::uart::{UartRx, UartTx};
-use crate::ftl::ditto_core::DittoCoreMicro;
+use crate::ftl::ditto_core::DittoCore;
 use crate::ftl::flash::Geometry;
+use crate::ftl::{MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::table::BlockRamTable;
 use rust_hdl::prelude::*;
 
@@ -114,7 +115,7 @@ pub struct CoreBoardTop<
     pub usb_tx: Signal<Out, Bit>,
     /// Status LEDs.
     pub led: Signal<Out, Bits<8>>,
-    core: DittoCoreMicro<L, NB, FB, FBP1, M>,
+    core: DittoCore<L, NB, FB, FBP1, M>,
     block_ram: BlockRamTable<WAB, MAB>,
     uart_rx: UartRx,
     uart_tx: UartTx,
@@ -207,6 +208,11 @@ pub struct CoreBoardTop<
     req_due: DFF<Bit>,
     req_timer: DFF<Bits<24>>,
     req_fp_tag: DFF<Bits<4>>,
+    /// The FTL memory request, captured as its frame is decided, so the
+    /// transmitter's byte multiplexers start from registers, not from the
+    /// controller's request multiplexers (the request is held until taken).
+    req_mem_addr: DFF<Bits<MEM_ADDR_BITS>>,
+    req_mem_wdata: DFF<Bits<MEM_DATA_BITS>>,
     complete: DFF<Bit>,
     comp_kind: DFF<Bits<3>>,
     mem_rsp_next: DFF<Bit>,
@@ -325,7 +331,7 @@ impl<
             usb_rx: Default::default(),
             usb_tx: Default::default(),
             led: Default::default(),
-            core: DittoCoreMicro::new(MAB),
+            core: if config.ftl_staged_requests { DittoCore::with_staged_requests(MAB) } else { DittoCore::new(MAB) },
             block_ram: Default::default(),
             uart_rx: UartRx::new(setup.cycles_per_bit),
             uart_tx: UartTx::new(setup.cycles_per_bit),
@@ -393,6 +399,8 @@ impl<
             req_due: Default::default(),
             req_timer: Default::default(),
             req_fp_tag: Default::default(),
+            req_mem_addr: Default::default(),
+            req_mem_wdata: Default::default(),
             complete: Default::default(),
             comp_kind: Default::default(),
             mem_rsp_next: Default::default(),
@@ -552,6 +560,8 @@ impl<
             req_due,
             req_timer,
             req_fp_tag,
+            req_mem_addr,
+            req_mem_wdata,
             complete,
             comp_kind,
             mem_rsp_next,
@@ -954,6 +964,8 @@ impl<
             self.req_due.d.next = true;
             self.req_timer.d.next = 0.into();
             self.req_idle.d.next = false;
+            self.req_mem_addr.d.next = self.core.mem_req_addr.val();
+            self.req_mem_wdata.d.next = self.core.mem_req_wdata.val();
             if self.core.mv_valid.val() {
                 self.req_kind.d.next = 1.into();
             } else if self.core.mem_req_valid.val() {
@@ -1121,18 +1133,18 @@ impl<
             | (self.core.fp_req_wdata.val().get_bits::<8>(16) & self.at[24].val())
             | (self.core.fp_req_wdata.val().get_bits::<8>(8) & self.at[25].val())
             | (self.core.fp_req_wdata.val().get_bits::<8>(0) & self.at[26].val());
-        self.tx_b_mn.d.next = (self.core.mem_req_addr.val().get_bits::<8>(24) & self.at[5].val())
-            | (self.core.mem_req_addr.val().get_bits::<8>(16) & self.at[6].val())
-            | (self.core.mem_req_addr.val().get_bits::<8>(8) & self.at[7].val())
-            | (self.core.mem_req_addr.val().get_bits::<8>(0) & self.at[8].val());
-        self.tx_b_n.d.next = (self.core.mem_req_wdata.val().get_bits::<8>(56) & self.at[9].val())
-            | (self.core.mem_req_wdata.val().get_bits::<8>(48) & self.at[10].val())
-            | (self.core.mem_req_wdata.val().get_bits::<8>(40) & self.at[11].val())
-            | (self.core.mem_req_wdata.val().get_bits::<8>(32) & self.at[12].val())
-            | (self.core.mem_req_wdata.val().get_bits::<8>(24) & self.at[13].val())
-            | (self.core.mem_req_wdata.val().get_bits::<8>(16) & self.at[14].val())
-            | (self.core.mem_req_wdata.val().get_bits::<8>(8) & self.at[15].val())
-            | (self.core.mem_req_wdata.val().get_bits::<8>(0) & self.at[16].val());
+        self.tx_b_mn.d.next = (self.req_mem_addr.q.val().get_bits::<8>(24) & self.at[5].val())
+            | (self.req_mem_addr.q.val().get_bits::<8>(16) & self.at[6].val())
+            | (self.req_mem_addr.q.val().get_bits::<8>(8) & self.at[7].val())
+            | (self.req_mem_addr.q.val().get_bits::<8>(0) & self.at[8].val());
+        self.tx_b_n.d.next = (self.req_mem_wdata.q.val().get_bits::<8>(56) & self.at[9].val())
+            | (self.req_mem_wdata.q.val().get_bits::<8>(48) & self.at[10].val())
+            | (self.req_mem_wdata.q.val().get_bits::<8>(40) & self.at[11].val())
+            | (self.req_mem_wdata.q.val().get_bits::<8>(32) & self.at[12].val())
+            | (self.req_mem_wdata.q.val().get_bits::<8>(24) & self.at[13].val())
+            | (self.req_mem_wdata.q.val().get_bits::<8>(16) & self.at[14].val())
+            | (self.req_mem_wdata.q.val().get_bits::<8>(8) & self.at[15].val())
+            | (self.req_mem_wdata.q.val().get_bits::<8>(0) & self.at[16].val());
         self.tx_b_e.d.next = (self.err_code.q.val() & self.at[5].val()) | (self.err_kind.q.val() & self.at[6].val());
         self.m_r.next = 0.into();
         self.m_v.next = 0.into();
@@ -1233,13 +1245,12 @@ mod tests {
     fn the_cu_whole_core_board_top_is_synthesizable() {
         let verilog = core_board_verilog(&CU, &BoardSetup::CU).expect("the cu index is on chip");
         let stats = ditto_synth::check_synthesizable(&verilog, "top").unwrap_or_else(|e| panic!("{e}"));
-        // The hasher has about 1,100 flip-flops, the index about 800 and the
-        // microcoded controller about 750: none of it may be optimized away.
+        // The hasher has about 1,100 flip-flops, the index about 750 and the
+        // controller about 600: none of it may be optimized away.
         assert!(stats.dffs > 3_000 && stats.luts > 4_500, "the whole core survives synthesis: {stats:?}");
         assert_eq!(
-            stats.ebrs, 30,
-            "the index table: 20 EBRs of ways, 5 of bucket metadata; the controller: 3 of program, 2 of registers \
-             and counters: {stats:?}"
+            stats.ebrs, 27,
+            "the index table: 20 EBRs of ways, 5 of bucket metadata; the controller: 2 of counters: {stats:?}"
         );
     }
 }

@@ -1,8 +1,6 @@
-//! `DittoCore<L, NB, FB, FBP1, M>` and `DittoCoreMicro<...>`: the whole
-//! core. SHA-1 lanes, the fingerprint index (`M` lookup FSMs) and the FTL
-//! remap controller (the state machine, [`FtlController`], or the
-//! microcoded one, [`MicroFtl`], the Alchitry Cu's until the state machine
-//! fits there), behind one command port and one page stream.
+//! `DittoCore<L, NB, FB, FBP1, M>`: the whole core. SHA-1 lanes, the
+//! fingerprint index (`M` lookup FSMs) and the FTL remap controller
+//! ([`FtlController`]), behind one command port and one page stream.
 //!
 //! Ports:
 //! - `cmd_*`: a command (op, tag, lpa, fp; see [`super::Op`]). It waits in a
@@ -27,7 +25,6 @@
 //! `RESET` resets the index and the controller's tables, not the hasher:
 //! pages already streamed stay paired with the `WRITE`s that follow.
 use super::controller::FtlController;
-use super::micro::cpu::MicroFtl;
 use super::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS};
 use crate::index::fp_index::FpIndex;
 use crate::index::ENTRY_BITS;
@@ -35,13 +32,9 @@ use crate::index::{CMD_TAG_BITS, MEM_TAG_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE
 use crate::sha1::Sha1Hasher;
 use rust_hdl::prelude::*;
 
-/// Defines the whole core with FTL controller `$ftl`, built by `$build`
-/// (one body for both controllers: they have the same ports).
-macro_rules! ditto_core {
-    ($(#[$doc:meta])* $name:ident, $ftl:ty, |$bb:ident| $build:expr) => {
-$(#[$doc])*
+/// The whole core with the FTL controller ([`FtlController`]).
 #[derive(LogicBlock)]
-pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> {
+pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub bloom_enable: Signal<In, Bit>,
@@ -113,11 +106,13 @@ pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: u
 
     hasher: Sha1Hasher<L, NB, FB, FBP1>,
     index: FpIndex<M>,
-    ftl: $ftl,
+    ftl: FtlController,
     held: DFF<Bit>,
     held_op: DFF<Bits<3>>,
     held_tag: DFF<Bits<CMD_TAG_BITS>>,
     held_lpa: DFF<Bits<ADDR_BITS>>,
+    /// The command's fingerprint; a WRITE's is its page's digest, copied
+    /// while the command waits for it.
     held_fp: DFF<Bits<160>>,
     drops: DFF<Bits<2>>,
     /// The slot's command is offered to the controller: registered, so the
@@ -134,10 +129,10 @@ pub struct $name<const L: usize, const NB: usize, const FB: usize, const FBP1: u
 }
 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize>
-    $name<L, NB, FB, FBP1, M>
+    DittoCore<L, NB, FB, FBP1, M>
 {
     /// The core with an index of `2^bucket_bits` buckets.
-    pub fn new($bb: usize) -> Self {
+    pub fn new(bucket_bits: usize) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -205,8 +200,8 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             mem_rsp_valid: Default::default(),
             mem_rsp_rdata: Default::default(),
             hasher: Default::default(),
-            index: FpIndex::new($bb),
-            ftl: $build,
+            index: FpIndex::new(bucket_bits),
+            ftl: FtlController::new(bucket_bits + 3),
             held: Default::default(),
             held_op: Default::default(),
             held_tag: Default::default(),
@@ -222,7 +217,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
 }
 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> Logic
-    for $name<L, NB, FB, FBP1, M>
+    for DittoCore<L, NB, FB, FBP1, M>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -249,6 +244,12 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             self.held_fp.d.next = self.cmd_fp.val();
         }
         self.is_write.next = self.held_op.q.val() == 0;
+        // A WRITE's fingerprint is its page's digest, followed until the
+        // command is offered: the digest then stays put until consumed, and
+        // the controller reads a register rather than the hasher's state.
+        if self.held.q.val() & self.is_write.val() & !self.offer.q.val() {
+            self.held_fp.d.next = self.hasher.digest.val();
+        }
         // Abandoned pages' digests are discarded, in page order, before any
         // WRITE takes one.
         self.dropping.next = (self.drops.q.val() != 0) & self.hasher.digest_valid.val() & !self.consume.q.val();
@@ -265,12 +266,10 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.ftl.cmd_valid.next = self.offer.q.val();
         self.ftl.cmd_tag.next = self.held_tag.q.val();
         self.ftl.cmd_lpa.next = self.held_lpa.q.val();
+        self.ftl.cmd_fp.next = self.held_fp.q.val();
+        self.ftl.cmd_op.next = self.held_op.q.val();
         if self.is_write.val() {
             self.ftl.cmd_op.next = 1.into();
-            self.ftl.cmd_fp.next = self.hasher.digest.val();
-        } else {
-            self.ftl.cmd_op.next = self.held_op.q.val();
-            self.ftl.cmd_fp.next = self.held_fp.q.val();
         }
         self.consume.d.next =
             self.dropping.val() | (self.offer.q.val() & self.is_write.val() & self.ftl.cmd_ready.val());
@@ -354,20 +353,14 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.index.fp_rsp_rdata.next = self.fp_rsp_rdata.val();
     }
 }
-    };
-}
 
-ditto_core!(
-    /// The whole core with the state-machine FTL controller.
-    DittoCore,
-    FtlController,
-    |bucket_bits| FtlController::new(bucket_bits + 3)
-);
-ditto_core!(
-    /// The whole core with the microcoded FTL controller
-    /// ([`MicroFtl`]): the same behaviour in a fraction of the logic and
-    /// many more clocks, for the Alchitry Cu's iCE40-HX8K.
-    DittoCoreMicro,
-    MicroFtl,
-    |_bucket_bits| MicroFtl::default()
-);
+impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize>
+    DittoCore<L, NB, FB, FBP1, M>
+{
+    /// The core with its controller's memory requests staged
+    /// ([`FtlController::staged`]), for a board whose FTL memory is at the
+    /// end of a link.
+    pub fn with_staged_requests(bucket_bits: usize) -> Self {
+        Self { ftl: FtlController::staged(bucket_bits + 3), ..Self::new(bucket_bits) }
+    }
+}

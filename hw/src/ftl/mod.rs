@@ -42,7 +42,6 @@ pub mod counters;
 pub mod ditto_core;
 pub mod flash;
 pub mod layout;
-pub mod micro;
 pub mod model;
 
 /// Core opcodes.

@@ -15,7 +15,7 @@ use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
 use crate::{Model, PortId, SimError};
 use ditto_hw::ftl::flash::Relocation;
 use ditto_hw::ftl::model::{Command, CoreModel, Response};
-use ditto_hw::ftl::{layout, region, Op, Stat, Status, STATS};
+use ditto_hw::ftl::{layout, region, Op, Status, STATS};
 use ditto_hw::index::model::IndexStats;
 use ditto_hw::index::{Fingerprint, TABLE_ADDR_BITS};
 use ditto_hw::Config;
@@ -77,22 +77,6 @@ const LIVELOCK_CYCLES: u64 = 64 * HANG_CYCLES;
 /// Cycles the cleaner may take to drain its backlog after a run.
 const DRAIN_CYCLES: u64 = 64 * HANG_CYCLES;
 
-/// The core's counter ports, in [`Stat`] order.
-const STAT_PORTS: [&str; STATS] = [
-    "writes",
-    "unique_writes",
-    "duplicate_writes",
-    "relocations",
-    "erases",
-    "stale_hits",
-    "cleaned",
-    "live_pages",
-    "mapped_lpas",
-    "index_full",
-    "errors",
-    "cleaner_backlog",
-];
-
 /// The FTL memory: one 64-bit word per address, regions bounded.
 struct FtlMemory {
     timing: MemTiming,
@@ -152,14 +136,9 @@ pub struct CoreSim<M: BorrowMut<Model>> {
     /// Check the model's invariants and compare the counters after each
     /// checked run (else only in [`CoreSim::check_state`]).
     check_each_run: bool,
-    /// After a run, wait until the cleaner's backlog is empty.
-    drain_cleaner: bool,
     config: Config,
     setup: CoreSetup,
     pins: Pins,
-    /// The `stat_*` ports, if the core has them (the microcoded controller
-    /// has not: its counters are read with `STATS`).
-    stat_ports: Option<Vec<PortId>>,
     cleaner_hold: PortId,
     idx_stat_ports: Vec<PortId>,
     tbl: (MemPins, MemPort),
@@ -269,7 +248,6 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             mem_rsp_valid: i("mem_rsp_valid")?,
             mem_rsp_rdata: i("mem_rsp_rdata")?,
         };
-        let stat_ports = STAT_PORTS.iter().map(|n| p(&format!("stat_{n}"))).collect::<Result<Vec<_>, _>>().ok();
         let cleaner_hold = i("cleaner_hold")?;
         let idx_stat_ports = ["commands", "bloom_negatives", "false_positives", "rebuilds", "signature_misses"]
             .iter()
@@ -283,11 +261,9 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             model,
             check_tables: true,
             check_each_run: true,
-            drain_cleaner: false,
             config: *config,
             setup,
             pins,
-            stat_ports,
             cleaner_hold,
             idx_stat_ports,
             tbl,
@@ -316,12 +292,6 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
     /// response and relocation is still compared as it comes.
     pub fn set_checks_after_each_run(&mut self, on: bool) {
         self.check_each_run = on;
-    }
-    /// Whether a run ends only once the cleaner's backlog is empty (a host
-    /// that pauses long enough between requests), rather than at the first
-    /// idle moment after 256 quiet cycles.
-    pub fn set_drain_cleaner(&mut self, on: bool) {
-        self.drain_cleaner = on;
     }
     pub fn setup(&self) -> CoreSetup {
         self.setup
@@ -372,14 +342,10 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
         Ok(())
     }
 
-    /// The core's counters (by [`Stat`] number).
-    /// Without `stat_*` ports they are read with `STATS` commands, the
-    /// cleaner held meanwhile (so the golden model sees no step).
+    /// The core's counters (by [`Stat`] number), read with `STATS`
+    /// commands, the cleaner held meanwhile (so the golden model sees no
+    /// step).
     pub fn counters(&mut self) -> [u32; STATS] {
-        if let Some(ports) = &self.stat_ports {
-            self.model.borrow_mut().eval();
-            return core::array::from_fn(|i| self.model.borrow_mut().get(ports[i]) as u32);
-        }
         let jobs: Vec<Job> = (0..STATS as u32).map(|k| workload::job(Op::Stats, k as u8, k, 0)).collect();
         self.model.borrow_mut().set(self.cleaner_hold, 1);
         let run = self.run(&jobs, HostTraffic::FULL_SPEED);
@@ -574,15 +540,9 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             self.drive_memories();
             self.model.borrow_mut().eval();
             if cycle >= 256 && self.model.borrow_mut().get(self.pins.idle) == 1 {
-                // Without the backlog port, `idle` itself says the cleaner has
-                // nothing left (the microcoded controller's contract).
-                let backlog = self
-                    .stat_ports
-                    .as_ref()
-                    .map_or(0, |p| self.model.borrow_mut().get(p[Stat::CleanerBacklog as usize]));
-                if !self.drain_cleaner || backlog == 0 {
-                    break;
-                }
+                // `idle` also says the cleaner has nothing left (the
+                // controller's contract), so it ends a drain too.
+                break;
             }
             if cycle > DRAIN_CYCLES {
                 return Err(CoreError::Livelock {

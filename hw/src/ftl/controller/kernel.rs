@@ -63,7 +63,26 @@ impl Logic for FtlController {
             stale_tail,
             backlog,
             open_full,
-            room_full
+            room_full,
+            rq_valid,
+            rq_write,
+            rq_region,
+            rq_index,
+            rq_low,
+            rq_low_down,
+            rq_fill_mapped,
+            rq_fill_page,
+            rq_fill_entry,
+            rq_fill_blk,
+            rq_fill_dev,
+            rq_pg_rc,
+            rq_pg_ver,
+            rq_pg_has_entry,
+            rq_pg_entry,
+            rq_en_queued,
+            rq_en_valid,
+            rq_en_ver,
+            rq_blk_full
         );
         self.counters.clock.next = self.clock.val();
         // Cleared at reset and on RESET (while the tables are initialised).
@@ -202,6 +221,17 @@ impl Logic for FtlController {
             self.ret_state.next = State::TUnmap;
         }
 
+        // The memory takes a request: unstaged, the state's own; staged,
+        // the one registered a clock ago, which is the state's when it was
+        // not already taken (a state leaves once its request is taken or,
+        // for a read, answered, so a fresh state's registered request is
+        // never valid).
+        self.req_ok.next = true;
+        if self.request_stage.val() {
+            self.req_ok.next = self.rq_valid.q.val();
+        }
+        self.req_taken.next = self.mem_req_ready.val() & self.req_ok.val();
+
         // Read-modify-write states read their word, then write it back with
         // some fields changed: the read until it is answered, the write
         // until the memory takes it (`rmw_done`).
@@ -212,7 +242,7 @@ impl Logic for FtlController {
             | (self.state.q.val() == State::RBlk)
             | (self.state.q.val() == State::RDevv)
             | (self.state.q.val() == State::REntry);
-        self.rmw_done.next = self.rmw_write.q.val() & self.mem_req_ready.val();
+        self.rmw_done.next = self.rmw_write.q.val() & self.req_taken.val();
         if self.rmw.val() {
             self.mem_read.next = !self.rmw_write.q.val();
             self.mem_write.next = self.rmw_write.q.val();
@@ -231,7 +261,7 @@ impl Logic for FtlController {
             State::InitL2p => {
                 self.mem_write.next = true;
                 self.region.next = self.r_l2p.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.cursor.d.next = self.cursor_next.val();
                     if self.cursor.q.val() == self.lpa_m1.val() {
                         self.cursor.d.next = 0.into();
@@ -242,7 +272,7 @@ impl Logic for FtlController {
             State::InitBlk => {
                 self.mem_write.next = true;
                 self.region.next = self.r_blk.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::InitFree;
                 }
             }
@@ -252,7 +282,7 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.region.next = self.r_free.val();
                 self.low.next = Low::CursorNext;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.cursor.d.next = self.cursor_next.val();
                     self.state.d.next = State::InitBlk;
                     if (bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val()) & self.bpd_m1.val()) == self.bpd_m1.val()
@@ -285,14 +315,14 @@ impl Logic for FtlController {
                 self.region.next = self.r_dev.val();
                 self.low.next = Low::DevHead;
                 self.fill_dev.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::InitDevv;
                 }
             }
             State::InitDevv => {
                 self.mem_write.next = true;
                 self.region.next = self.r_devv.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.cursor.d.next = self.cursor_next.val();
                     self.state.d.next = State::InitDevSetup;
                     if bit_cast::<3, ADDR_BITS>(self.cursor.q.val()) == self.dev_m1.val() {
@@ -516,7 +546,7 @@ impl Logic for FtlController {
                 self.low.next = Low::Word;
                 self.fill_page.next = true;
                 self.pg_rc.next = self.rc_bump.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_writes.val();
                     self.state.d.next = State::WMapDup;
@@ -532,7 +562,7 @@ impl Logic for FtlController {
                 self.index.next = Index::Lpa;
                 self.low.next = Low::EPid;
                 self.fill_mapped.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     if !self.old_valid.q.val() {
                         self.ev.next = true;
                         self.ev_id.next = self.ev_mapped_lpas.val();
@@ -579,7 +609,7 @@ impl Logic for FtlController {
                 self.en_queued.next = true;
                 self.en_valid.next = false;
                 self.en_ver.next = 0.into();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::WFullStale;
                 }
             }
@@ -588,7 +618,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_stale.val();
                 self.index.next = Index::StaleTail;
                 self.low.next = Low::Entry;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.stale_tail.d.next = (self.stale_tail.q.val() + 1) & self.ring_mask.val();
                     self.ev.next = true;
                     self.ev_id.next = self.ev_backlog.val();
@@ -657,18 +687,21 @@ impl Logic for FtlController {
                         self.rdata.val().get_bits::<W_DEV_FREE>(self.f_dev_free.val().index()) & self.blocks_mask.val();
                     self.dev_head.d.next =
                         self.rdata.val().get_bits::<W_DEV_HEAD>(self.f_dev_head.val().index()) & self.bpd_m1.val();
+                    // Set for both of `FCheck`'s ways (neither register is
+                    // live here), so that `FCheck` only picks a state: a
+                    // collection scans the home device from its first block
+                    // with no victim yet; the page programmed is the write's.
+                    self.cursor.d.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.home_base.val());
+                    self.have_victim.d.next = false;
+                    self.prog_gc.d.next = false;
                     self.state.d.next = State::FCheck;
                 }
             }
             State::FCheck => {
                 // The open block is full and only the reserve is left: collect.
+                self.state.d.next = State::PStart;
                 if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg_reserve.val()) {
-                    self.cursor.d.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.home_base.val());
-                    self.have_victim.d.next = false;
                     self.state.d.next = State::GScan;
-                } else {
-                    self.prog_gc.d.next = false;
-                    self.state.d.next = State::PStart;
                 }
             }
             State::FDevv => {
@@ -686,7 +719,7 @@ impl Logic for FtlController {
                 self.index.next = Index::Home;
                 self.low.next = Low::DevHead;
                 self.fill_dev.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_writes.val();
                     self.state.d.next = State::WWritePage;
@@ -702,7 +735,7 @@ impl Logic for FtlController {
                 self.pg_ver.next = self.version.q.val();
                 self.pg_has_entry.next = self.has_entry.q.val();
                 self.pg_entry.next = self.entry.q.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_live_pages.val();
                     self.state.d.next = State::WMapNew;
@@ -721,7 +754,7 @@ impl Logic for FtlController {
                 self.en_queued.next = self.stale_hit.q.val() & self.e_queued.q.val();
                 self.en_valid.next = true;
                 self.en_ver.next = self.version.q.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::WMapNew;
                 }
             }
@@ -731,7 +764,7 @@ impl Logic for FtlController {
                 self.index.next = Index::Lpa;
                 self.low.next = Low::Pid;
                 self.fill_mapped.next = true;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     if !self.old_valid.q.val() {
                         self.ev.next = true;
                         self.ev_id.next = self.ev_mapped_lpas.val();
@@ -786,7 +819,7 @@ impl Logic for FtlController {
                 if self.prog_gc.q.val() {
                     self.low.next = Low::EPid;
                 }
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.prog_ppa.d.next = self.cur_ppa.val() & self.ppa_mask.val();
                     self.dev_written.d.next = (self.dev_written.q.val() + 1) & self.pages_mask.val();
                     self.state.d.next = State::FDevv;
@@ -886,7 +919,7 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.region.next = self.r_blk.val();
                 self.index.next = Index::Victim;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::GFree;
                 }
             }
@@ -896,10 +929,14 @@ impl Logic for FtlController {
                 self.region.next = self.r_free.val();
                 self.index.next = Index::FreeTail;
                 self.low.next = Low::Victim;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.dev_free.d.next = (self.dev_free.q.val() + 1) & self.blocks_mask.val();
                     self.ev.next = true;
                     self.ev_id.next = self.ev_erases.val();
+                    // For `FCheck`, as in `FReadDev`.
+                    self.cursor.d.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.home_base.val());
+                    self.have_victim.d.next = false;
+                    self.prog_gc.d.next = false;
                     self.state.d.next = State::FCheck;
                 }
             }
@@ -928,7 +965,7 @@ impl Logic for FtlController {
                 self.low.next = Low::Word;
                 self.fill_page.next = true;
                 self.pg_rc.next = self.rc_bump.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = self.ret_state.val();
                 }
             }
@@ -941,7 +978,7 @@ impl Logic for FtlController {
                 self.fill_page.next = true;
                 self.pg_rc.next = 0.into();
                 self.pg_ver.next = self.word.q.val().get_bits::<W_PAGE_VERSION>(self.f_page_version.val().index()) + 1;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_live_pages.val();
                     self.ev_down.next = true;
@@ -974,7 +1011,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_pids.val();
                 self.index.next = Index::PidSp;
                 self.low.next = Low::OldPid;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.pid_sp.d.next = (self.pid_sp.q.val() + 1) & self.count_mask.val();
                     self.state.d.next = self.ret_state.val();
                     if self.rel_has_entry.q.val() {
@@ -1003,7 +1040,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_stale.val();
                 self.index.next = Index::StaleTail;
                 self.low.next = Low::RelEntry;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.stale_tail.d.next = (self.stale_tail.q.val() + 1) & self.ring_mask.val();
                     self.ev.next = true;
                     self.ev_id.next = self.ev_backlog.val();
@@ -1053,7 +1090,7 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.region.next = self.r_l2p.val();
                 self.index.next = Index::Lpa;
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_mapped_lpas.val();
                     self.ev_down.next = true;
@@ -1119,7 +1156,7 @@ impl Logic for FtlController {
                 self.en_queued.next = false;
                 self.en_valid.next = self.e_valid.q.val();
                 self.en_ver.next = self.e_ver.q.val();
-                if self.mem_req_ready.val() {
+                if self.req_taken.val() {
                     self.state.d.next = State::CDone;
                     if self.stale_hit.q.val() {
                         self.state.d.next = State::CDeref;
@@ -1168,8 +1205,73 @@ impl Logic for FtlController {
             self.victim_valid.d.next = self.cand_valid.q.val();
         }
 
+        // --- The request stage -------------------------------------------------------------
+        // Not offered again the clock after the memory took it (the state
+        // asks until then).
+        self.rq_valid.d.next =
+            (self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val())) & !self.req_taken.val();
+        self.rq_write.d.next = self.mem_write.val();
+        self.rq_region.d.next = self.region.val();
+        self.rq_index.d.next = self.index.val();
+        self.rq_low.d.next = self.low.val();
+        self.rq_low_down.d.next = self.low_down.val();
+        self.rq_fill_mapped.d.next = self.fill_mapped.val();
+        self.rq_fill_page.d.next = self.fill_page.val();
+        self.rq_fill_entry.d.next = self.fill_entry.val();
+        self.rq_fill_blk.d.next = self.fill_blk.val();
+        self.rq_fill_dev.d.next = self.fill_dev.val();
+        self.rq_pg_rc.d.next = self.pg_rc.val();
+        self.rq_pg_ver.d.next = self.pg_ver.val();
+        self.rq_pg_has_entry.d.next = self.pg_has_entry.val();
+        self.rq_pg_entry.d.next = self.pg_entry.val();
+        self.rq_en_queued.d.next = self.en_queued.val();
+        self.rq_en_valid.d.next = self.en_valid.val();
+        self.rq_en_ver.d.next = self.en_ver.val();
+        self.rq_blk_full.d.next = self.blk_full.val();
+        if self.request_stage.val() {
+            self.u_valid.next = self.rq_valid.q.val();
+            self.u_write.next = self.rq_write.q.val();
+            self.u_region.next = self.rq_region.q.val();
+            self.u_index.next = self.rq_index.q.val();
+            self.u_low.next = self.rq_low.q.val();
+            self.u_low_down.next = self.rq_low_down.q.val();
+            self.u_fill_mapped.next = self.rq_fill_mapped.q.val();
+            self.u_fill_page.next = self.rq_fill_page.q.val();
+            self.u_fill_entry.next = self.rq_fill_entry.q.val();
+            self.u_fill_blk.next = self.rq_fill_blk.q.val();
+            self.u_fill_dev.next = self.rq_fill_dev.q.val();
+            self.u_pg_rc.next = self.rq_pg_rc.q.val();
+            self.u_pg_ver.next = self.rq_pg_ver.q.val();
+            self.u_pg_has_entry.next = self.rq_pg_has_entry.q.val();
+            self.u_pg_entry.next = self.rq_pg_entry.q.val();
+            self.u_en_queued.next = self.rq_en_queued.q.val();
+            self.u_en_valid.next = self.rq_en_valid.q.val();
+            self.u_en_ver.next = self.rq_en_ver.q.val();
+            self.u_blk_full.next = self.rq_blk_full.q.val();
+        } else {
+            self.u_valid.next = self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val());
+            self.u_write.next = self.mem_write.val();
+            self.u_region.next = self.region.val();
+            self.u_index.next = self.index.val();
+            self.u_low.next = self.low.val();
+            self.u_low_down.next = self.low_down.val();
+            self.u_fill_mapped.next = self.fill_mapped.val();
+            self.u_fill_page.next = self.fill_page.val();
+            self.u_fill_entry.next = self.fill_entry.val();
+            self.u_fill_blk.next = self.fill_blk.val();
+            self.u_fill_dev.next = self.fill_dev.val();
+            self.u_pg_rc.next = self.pg_rc.val();
+            self.u_pg_ver.next = self.pg_ver.val();
+            self.u_pg_has_entry.next = self.pg_has_entry.val();
+            self.u_pg_entry.next = self.pg_entry.val();
+            self.u_en_queued.next = self.en_queued.val();
+            self.u_en_valid.next = self.en_valid.val();
+            self.u_en_ver.next = self.en_ver.val();
+            self.u_blk_full.next = self.blk_full.val();
+        }
+
         // --- The address: a region and what indexes it -----------------------------------
-        match self.index.val() {
+        match self.u_index.val() {
             Index::Cursor => self.index_value.next = self.cursor.q.val(),
             Index::Lpa => self.index_value.next = self.lpa.q.val(),
             Index::OldPid => self.index_value.next = self.old_pid.q.val(),
@@ -1206,15 +1308,15 @@ impl Logic for FtlController {
                 )
             }
         }
-        self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.region.val()) << self.region_at.val())
+        self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.u_region.val()) << self.region_at.val())
             | bit_cast::<MEM_ADDR_BITS, ADDR_BITS>(self.index_value.val());
 
         // --- The word to write: the field at bit 0, then the region's others --------------
         self.bump.next = self.word.q.val().get_bits::<LOW_BITS>(0) + 1;
-        if self.low_down.val() {
+        if self.u_low_down.val() {
             self.bump.next = self.word.q.val().get_bits::<LOW_BITS>(0) + self.minus_one.val();
         }
-        match self.low.val() {
+        match self.u_low.val() {
             Low::Zero => self.low_value.next = 0.into(),
             Low::Word => self.low_value.next = self.word.q.val().get_bits::<LOW_BITS>(0),
             Low::Bump24 => self.low_value.next = self.bump.val(),
@@ -1241,26 +1343,26 @@ impl Logic for FtlController {
         self.part_entry.next = 0.into();
         self.part_blk.next = 0.into();
         self.part_dev.next = 0.into();
-        if self.fill_mapped.val() {
+        if self.u_fill_mapped.val() {
             self.part_mapped.next = bits::<MEM_DATA_BITS>(1) << self.f_l2p_mapped.val();
         }
-        if self.fill_page.val() {
-            self.part_page.next = (bit_cast::<MEM_DATA_BITS, REFCOUNT_BITS>(self.pg_rc.val())
+        if self.u_fill_page.val() {
+            self.part_page.next = (bit_cast::<MEM_DATA_BITS, REFCOUNT_BITS>(self.u_pg_rc.val())
                 << self.f_page_refcount.val())
-                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.pg_ver.val()) << self.f_page_version.val())
-                | (bit_cast::<MEM_DATA_BITS, 1>(self.pg_has_entry.val().into()) << self.f_page_has_entry.val())
-                | (bit_cast::<MEM_DATA_BITS, ENTRY_BITS>(self.pg_entry.val()) << self.f_page_entry.val());
+                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.u_pg_ver.val()) << self.f_page_version.val())
+                | (bit_cast::<MEM_DATA_BITS, 1>(self.u_pg_has_entry.val().into()) << self.f_page_has_entry.val())
+                | (bit_cast::<MEM_DATA_BITS, ENTRY_BITS>(self.u_pg_entry.val()) << self.f_page_entry.val());
         }
-        if self.fill_entry.val() {
-            self.part_entry.next = (bit_cast::<MEM_DATA_BITS, 1>(self.en_queued.val().into())
+        if self.u_fill_entry.val() {
+            self.part_entry.next = (bit_cast::<MEM_DATA_BITS, 1>(self.u_en_queued.val().into())
                 << self.f_entry_queued.val())
-                | (bit_cast::<MEM_DATA_BITS, 1>(self.en_valid.val().into()) << self.f_entry_valid.val())
-                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.en_ver.val()) << self.f_entry_version.val());
+                | (bit_cast::<MEM_DATA_BITS, 1>(self.u_en_valid.val().into()) << self.f_entry_valid.val())
+                | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.u_en_ver.val()) << self.f_entry_version.val());
         }
-        if self.fill_blk.val() {
-            self.part_blk.next = bit_cast::<MEM_DATA_BITS, 1>(self.blk_full.val().into()) << self.f_blk_full.val();
+        if self.u_fill_blk.val() {
+            self.part_blk.next = bit_cast::<MEM_DATA_BITS, 1>(self.u_blk_full.val().into()) << self.f_blk_full.val();
         }
-        if self.fill_dev.val() {
+        if self.u_fill_dev.val() {
             self.part_dev.next = (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_open.q.val())
                 << self.f_dev_open.val())
                 | (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_written.q.val()) << self.f_dev_written.val())
@@ -1274,9 +1376,9 @@ impl Logic for FtlController {
             | bit_cast::<MEM_DATA_BITS, LOW_BITS>(self.low_value.val());
 
         // --- The memory port: one request outstanding ---------------------------------------
-        self.mem_req_valid.next = self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val());
-        self.mem_req_write.next = self.mem_write.val();
-        if self.mem_read.val() & !self.pending.q.val() & self.mem_req_ready.val() {
+        self.mem_req_valid.next = self.u_valid.val();
+        self.mem_req_write.next = self.u_write.val();
+        if self.u_valid.val() & !self.u_write.val() & self.mem_req_ready.val() {
             self.pending.d.next = true;
         }
         if self.done.val() {
@@ -1291,6 +1393,7 @@ impl Logic for FtlController {
             self.state.d.next = State::InitL2p;
             self.cursor.d.next = 0.into();
             self.pending.d.next = false;
+            self.rq_valid.d.next = false;
             self.rmw_write.d.next = false;
             // A return point that is always a caller's (the proof of the
             // reference counts relies on it).

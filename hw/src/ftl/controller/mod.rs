@@ -72,6 +72,7 @@ use super::layout::{self, blk, dev, entry, l2p, page, pids, rev, stale, Field, R
 use super::{flag, Op, Stat, Status, ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS, VERSION_BITS};
 use crate::index::{CMD_TAG_BITS, ENTRY_BITS};
 use crate::logic_block;
+use crate::state_reg::OneHotState;
 use rust_hdl::prelude::*;
 
 /// Bits of the cleaner ring's head and tail (one more than its slots'
@@ -318,7 +319,7 @@ logic_block! {
         counters: CounterBank,
 
         // --- Control -------------------------------------------------------------
-        state: DFF<State>,
+        state: OneHotState<State>,
         /// Where releasing a reference returns to.
         ret: DFF<Return>,
         ret_state: Signal<Local, State>,
@@ -515,8 +516,57 @@ logic_block! {
         blk_full: Signal<Local, Bit>,
         rc_bump: Signal<Local, Bits<REFCOUNT_BITS>>,
 
+        // --- The request stage (`request_stage`; see `FtlController::staged`) ---
+        /// The memory took the request on offer this clock.
+        req_taken: Signal<Local, Bit>,
+        /// The request on offer is the current state's (always, unstaged).
+        req_ok: Signal<Local, Bit>,
+        /// The state's request as it was a clock ago, unless the memory
+        /// took it then (so it is not offered twice).
+        rq_valid: DFF<Bit>,
+        rq_write: DFF<Bit>,
+        rq_region: DFF<Bits<4>>,
+        rq_index: DFF<Index>,
+        rq_low: DFF<Low>,
+        rq_low_down: DFF<Bit>,
+        rq_fill_mapped: DFF<Bit>,
+        rq_fill_page: DFF<Bit>,
+        rq_fill_entry: DFF<Bit>,
+        rq_fill_blk: DFF<Bit>,
+        rq_fill_dev: DFF<Bit>,
+        rq_pg_rc: DFF<Bits<REFCOUNT_BITS>>,
+        rq_pg_ver: DFF<Bits<VERSION_BITS>>,
+        rq_pg_has_entry: DFF<Bit>,
+        rq_pg_entry: DFF<Bits<ENTRY_BITS>>,
+        rq_en_queued: DFF<Bit>,
+        rq_en_valid: DFF<Bit>,
+        rq_en_ver: DFF<Bits<VERSION_BITS>>,
+        rq_blk_full: DFF<Bit>,
+        /// The request the multiplexers build: the state's, or the staged one.
+        u_valid: Signal<Local, Bit>,
+        u_write: Signal<Local, Bit>,
+        u_region: Signal<Local, Bits<4>>,
+        u_index: Signal<Local, Index>,
+        u_low: Signal<Local, Low>,
+        u_low_down: Signal<Local, Bit>,
+        u_fill_mapped: Signal<Local, Bit>,
+        u_fill_page: Signal<Local, Bit>,
+        u_fill_entry: Signal<Local, Bit>,
+        u_fill_blk: Signal<Local, Bit>,
+        u_fill_dev: Signal<Local, Bit>,
+        u_pg_rc: Signal<Local, Bits<REFCOUNT_BITS>>,
+        u_pg_ver: Signal<Local, Bits<VERSION_BITS>>,
+        u_pg_has_entry: Signal<Local, Bit>,
+        u_pg_entry: Signal<Local, Bits<ENTRY_BITS>>,
+        u_en_queued: Signal<Local, Bit>,
+        u_en_valid: Signal<Local, Bit>,
+        u_en_ver: Signal<Local, Bits<VERSION_BITS>>,
+        u_blk_full: Signal<Local, Bit>,
     }
     constants {
+        /// Requests go out a clock after their state asks (see
+        /// [`FtlController::staged`]); off by default.
+        request_stage: Constant<Bit> = Constant::new(false),
         r_l2p: Constant<Bits<4>> = region(l2p::REGION),
         r_page: Constant<Bits<4>> = region(page::REGION),
         r_entry: Constant<Bits<4>> = region(entry::REGION),
@@ -609,6 +659,18 @@ impl FtlController {
     pub fn new(entry_bits: usize) -> Self {
         assert!((1..=ENTRY_BITS).contains(&entry_bits), "entry bits: 1..={ENTRY_BITS}");
         Self { entry_mask: k((1 << entry_bits) - 1), ring_mask: k((2 << entry_bits) - 1), ..Default::default() }
+    }
+
+    /// The controller with its memory requests staged: a state's request
+    /// (what it accesses, and the fields of the word it writes) is
+    /// registered, and the address and word are built from those registers
+    /// a clock later. Every access then costs one clock more, but the
+    /// request's multiplexers start at flip-flops instead of at the state
+    /// decode, which is what a board whose memory is at the end of a link
+    /// (the Alchitry Cu, where the host holds the tables) needs to close
+    /// timing. The behaviour is otherwise the same.
+    pub fn staged(entry_bits: usize) -> Self {
+        Self { request_stage: Constant::new(true), ..Self::new(entry_bits) }
     }
 }
 
