@@ -5,8 +5,9 @@
 //! Ports:
 //! - `count`, `count_id`, `count_down`: one counter event per clock (counter
 //!   `count_id` counts one up, or down). Contract: two events on the same
-//!   counter are at least three clocks apart (the count of the first is
-//!   written the clock the second's counter is read; the controller raises
+//!   counter are at least three clocks apart (the first's new count is
+//!   written a clock before the second's counter is read, so the read sees
+//!   it, and the RAM never reads an address it writes; the controller raises
 //!   each counter's events from states at least three clocks apart: one
 //!   per command, or states with a memory access between them).
 //! - `reset`: clears every counter; that takes [`CLEAR_CLOCKS`] clocks,
@@ -54,6 +55,9 @@ logic_block! {
         /// The event whose sum is registered, being written.
         write_event: DFF<Bit>,
         sum: DFF<Bits<32>>,
+        /// What the event adds: 1, or all ones (minus one) for a count
+        /// down, chosen by the registered `fetch_down`, so the RAM's read
+        /// data goes straight into the adder.
         step: Signal<Local, Bits<32>>,
         write_id: DFF<Bits<4>>,
         /// The read port served `sel` with no count being written.
