@@ -137,10 +137,8 @@ macro_rules! configurations {
         /// ports at the top.
         pub fn core_verilog(config: &Config) -> String {
             match config.name {
-                $($name => {
-                    type Core = lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms);
-                    crate::verilog::top_verilog(if $staged { Core::with_staged_requests($bb) } else { Core::new($bb) })
-                },)+
+                $($name => crate::verilog::top_verilog(
+                    <lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms)>::for_config(config)),)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }

@@ -331,7 +331,7 @@ impl<
             usb_rx: Default::default(),
             usb_tx: Default::default(),
             led: Default::default(),
-            core: if config.ftl_staged_requests { DittoCore::with_staged_requests(MAB) } else { DittoCore::new(MAB) },
+            core: DittoCore::for_config(config),
             block_ram: Default::default(),
             uart_rx: UartRx::new(setup.cycles_per_bit),
             uart_tx: UartTx::new(setup.cycles_per_bit),

@@ -357,10 +357,16 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
 impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize>
     DittoCore<L, NB, FB, FBP1, M>
 {
-    /// The core with its controller's memory requests staged
-    /// ([`FtlController::staged`]), for a board whose FTL memory is at the
-    /// end of a link.
-    pub fn with_staged_requests(bucket_bits: usize) -> Self {
-        Self { ftl: FtlController::staged(bucket_bits + 3), ..Self::new(bucket_bits) }
+    /// The core as `config` builds it: its index's buckets, and the
+    /// controller's memory requests staged ([`FtlController::staged`]) when
+    /// `ftl_staged_requests` says so (a board whose FTL memory is at the
+    /// end of a link).
+    pub fn for_config(config: &crate::Config) -> Self {
+        let core = Self::new(config.index_bucket_bits);
+        if config.ftl_staged_requests {
+            Self { ftl: FtlController::staged(config.index_bucket_bits + 3), ..core }
+        } else {
+            core
+        }
     }
 }

@@ -318,6 +318,9 @@ impl Default for LookupFsm {
     }
 }
 
+// Each state's logic sits in one `if` on the state, so the machine reads
+// state by state, even where that logic is a single condition.
+#[allow(clippy::collapsible_if)]
 impl Logic for LookupFsm {
     #[hdl_gen]
     fn update(&mut self) {
@@ -472,7 +475,6 @@ impl Logic for LookupFsm {
 
         // --- The state machine ---------------------------------------------
         if self.state.q.val() == State::Idle {
-            // IDLE
             // Only the command is captured here (the start strobe comes
             // through the dispatcher late in the clock); everything else
             // is prepared in LOCK_SETTLE.
@@ -491,7 +493,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::LockSettle {
-            // LOCK_SETTLE
             self.flags.d.next = 0.into();
             self.out_refcount.d.next = 0.into();
             self.target_way.d.next = 0.into();
@@ -510,13 +511,11 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::Lock {
-            // LOCK
             if !self.blocked_r.q.val() {
                 self.state.d.next = State::MetaReq;
             }
         }
         if self.state.q.val() == State::MetaReq {
-            // META_REQ
             self.tbl_req_valid.next = true;
             self.tbl_req_addr.next =
                 self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
@@ -525,7 +524,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::MetaWait {
-            // META_WAIT
             if self.tbl_rsp_valid.val() {
                 self.bloom.d.next = self.tbl_rsp_rdata.val().get_bits::<BLOOM_BITS>(0);
                 self.occupied.d.next = self.tbl_rsp_rdata.val().get_bits::<8>(32);
@@ -536,7 +534,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::Classify {
-            // CLASSIFY
             self.rebuilt.d.next = 0.into();
             self.candidates.d.next = 0.into();
             if self.op.q.val() == 3 {
@@ -561,7 +558,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::Walk {
-            // WALK
             self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(
                 self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.issue_way.val()),
             );
@@ -596,7 +592,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::VerifyReq {
-            // VERIFY_REQ
             self.fp_req_valid.next = true;
             self.fp_req_entry.next = self.entry_bucket.val() | bit_cast::<ENTRY_BITS, 3>(self.candidate_way.val());
             if self.fp_grant.val() {
@@ -604,7 +599,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::VerifyWait {
-            // VERIFY_WAIT
             if self.fp_seen.q.val() {
                 if self.fp_equal.q.val() {
                     self.state.d.next = State::Hit;
@@ -620,7 +614,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::Hit {
-            // HIT
             // The way is the lowest remaining candidate; registered here,
             // decided on the next clock (the one-hot and its refcount mux
             // would not fit one clock with the decision at 100 MHz).
@@ -629,7 +622,6 @@ impl Logic for LookupFsm {
             self.state.d.next = State::HitDecide;
         }
         if self.state.q.val() == State::HitDecide {
-            // HIT_DECIDE
             self.way_word.d.next = (bit_cast::<20, REFCOUNT_BITS>(self.hit_rc.q.val() + 1) << 12)
                 | bit_cast::<20, SIG_BITS>(self.write_sig.val());
             self.out_refcount.d.next = self.hit_rc.q.val();
@@ -665,7 +657,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::Miss {
-            // MISS
             if self.walked.q.val() & self.bloom_enable.val() {
                 // (The rebuilt filter is the walked bits, plus the key
                 // when a way is allocated.)
@@ -705,7 +696,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::WriteWay {
-            // WRITE_WAY
             self.tbl_req_write.next = true;
             self.tbl_req_addr.next = bit_cast::<TABLE_ADDR_BITS, ENTRY_BITS>(self.target_entry.val());
             self.tbl_req_wdata.next = bit_cast::<TABLE_DATA_BITS, 20>(self.way_word.q.val());
@@ -719,7 +709,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::WriteFp {
-            // WRITE_FP
             self.fp_req_write.next = true;
             self.fp_req_entry.next = self.target_entry.val();
             if self.write_fp.q.val() {
@@ -732,7 +721,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::WriteMeta {
-            // WRITE_META
             self.tbl_req_write.next = true;
             self.tbl_req_addr.next =
                 self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.bucket_r.q.val());
@@ -747,7 +735,6 @@ impl Logic for LookupFsm {
             }
         }
         if self.state.q.val() == State::Done {
-            // DONE
             // The response moves to the held slot as soon as the previous
             // one has been collected; the FSM is then free for the next
             // command while its response waits for its turn to leave.
