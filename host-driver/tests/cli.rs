@@ -167,7 +167,7 @@ fn large_has_no_board_top_and_says_so() {
     assert!(dir.join("ditto_large_hasher.v").exists() && dir.join("ditto_large_index.v").exists());
     assert!(!dir.join("ditto_large.v").exists(), "the large index table is external: no board top");
     let index = std::fs::read_to_string(dir.join("ditto_large_index.v")).unwrap();
-    assert!(index.contains("tbl_req_addr") && index.contains("fp_req_entry"), "both memory ports are at the top");
+    assert!(index.contains("tbl$req_addr") && index.contains("fp$req_addr"), "both memory ports are at the top");
     let out = ditto(&["synth", "--board", "alchitry-cu", "--config", "large", "--out", dir.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no board top"), "{}", String::from_utf8_lossy(&out.stderr));

@@ -8,7 +8,7 @@
 //
 // What the environment is held to:
 // - the first clock is a reset;
-// - the configuration changes only during a reset, and cfg_refcount_max is
+// - the configuration changes only during a reset, and cfg$refcount_max is
 //   at least 1 (the host's limits; a count of 0 means "free");
 // - memory answers a read only while one is outstanding (the port's
 //   contract: in order, at least one clock after accepting it);
@@ -21,24 +21,24 @@ reg f_past_valid = 1'b0;
 always @(posedge clock) f_past_valid <= 1'b1;
 always @* if (!f_past_valid) assume(reset);
 
-wire [62:0] f_config = {cfg_dev_bits, cfg_block_bits, cfg_page_bits, cfg_reserve, cfg_lpas, cfg_array_wide,
-    cfg_refcount_max};
+wire [62:0] f_config = {cfg$dev_bits, cfg$block_bits, cfg$page_bits, cfg$reserve, cfg$lpas, cfg$array_wide,
+    cfg$refcount_max};
 reg [62:0] f_config_before = 0;
 reg f_reset_before = 1'b1;
 always @(posedge clock) begin
     f_config_before <= f_config;
     f_reset_before <= reset;
 end
-always @* assume(cfg_refcount_max != 0);
+always @* assume(cfg$refcount_max != 0);
 always @* if (f_past_valid && !reset && !f_reset_before) assume(f_config == f_config_before);
 
 wire [6:0] f_state = [[state$q]];
 wire f_rmw_write = [[rmw_write$q]];
 localparam [3:0] F_REGION_PAGE = 4'h1, F_REGION_PIDS = 4'h9;
-wire f_read = mem_req_valid && mem_req_ready && !mem_req_write;
-wire f_write = mem_req_valid && mem_req_ready && mem_req_write;
-wire f_page_write = f_write && mem_req_addr[31:28] == F_REGION_PAGE;
-wire f_push = f_write && mem_req_addr[31:28] == F_REGION_PIDS;
+wire f_read = mem$req_valid && mem$req_ready && !mem$req_write;
+wire f_write = mem$req_valid && mem$req_ready && mem$req_write;
+wire f_page_write = f_write && mem$req_addr[31:28] == F_REGION_PAGE;
+wire f_push = f_write && mem$req_addr[31:28] == F_REGION_PIDS;
 
 // The read outstanding, and the last PAGE record memory answered.
 reg f_pending = 1'b0;
@@ -52,19 +52,19 @@ reg [23:0] f_freed_pid = 0;
 always @(posedge clock) begin
     if (f_read) begin
         f_pending <= 1'b1;
-        f_read_addr <= mem_req_addr;
+        f_read_addr <= mem$req_addr;
     end
-    if (f_pending && mem_rsp_valid) begin
+    if (f_pending && mem$rsp_valid) begin
         f_pending <= 1'b0;
         if (f_read_addr[31:28] == F_REGION_PAGE) begin
             f_seen <= 1'b1;
             f_page_addr <= f_read_addr;
-            f_page <= mem_rsp_rdata;
+            f_page <= mem$rsp_rdata;
         end
     end
     if (f_page_write && f_state == S_RFree) begin
         f_freed <= 1'b1;
-        f_freed_pid <= mem_req_addr[23:0];
+        f_freed_pid <= mem$req_addr[23:0];
     end
     if (f_push) f_freed <= 1'b0;
     if (reset) begin
@@ -73,21 +73,21 @@ always @(posedge clock) begin
         f_freed <= 1'b0;
     end
 end
-always @* if (!f_pending) assume(!mem_rsp_valid);
-always @* if (f_state == S_RReadPage && f_pending && mem_rsp_valid) assume(mem_rsp_rdata[63:52] != 0);
+always @* if (!f_pending) assume(!mem$rsp_valid);
+always @* if (f_state == S_RReadPage && f_pending && mem$rsp_valid) assume(mem$rsp_rdata[63:52] != 0);
 
 // A PAGE word's fields (`layout.rs`): refcount[63:52], version[51:44],
 // has_entry[40], entry[39:24], ppa[23:0]; bits 43:41 are no field's.
 localparam [63:0] F_PAGE_FIELDS = 64'hfffff1ffffffffff;
 wire [11:0] f_old_count = f_page[63:52];
-wire [11:0] f_new_count = mem_req_wdata[63:52];
-wire f_same_record = f_seen && f_page_addr == mem_req_addr;
+wire [11:0] f_new_count = mem$req_wdata[63:52];
+wire f_same_record = f_seen && f_page_addr == mem$req_addr;
 wire [63:0] f_old_fields = f_page & F_PAGE_FIELDS;
-wire f_rest_kept = mem_req_wdata[51:0] == f_old_fields[51:0];
+wire f_rest_kept = mem$req_wdata[51:0] == f_old_fields[51:0];
 
 // A hit adds one reference, only below the limit, to the record it read.
 wire ok_increment = !(f_page_write && f_state == S_WWriteHit)
-    || (f_same_record && f_old_count < cfg_refcount_max && f_new_count == f_old_count + 12'h1 && f_rest_kept);
+    || (f_same_record && f_old_count < cfg$refcount_max && f_new_count == f_old_count + 12'h1 && f_rest_kept);
 // A release with other references left takes away one.
 wire ok_decrement = !(f_page_write && f_state == S_RDec)
     || (f_same_record && f_old_count > 12'h1 && f_new_count == f_old_count - 12'h1 && f_rest_kept);
@@ -95,32 +95,32 @@ wire ok_decrement = !(f_page_write && f_state == S_RDec)
 // the rest kept.
 wire ok_free_at_last = !(f_page_write && f_state == S_RFree)
     || (f_same_record && f_old_count == 12'h1 && f_new_count == 0
-        && mem_req_wdata[51:44] == f_page[51:44] + 8'h1 && mem_req_wdata[43:0] == f_old_fields[43:0]);
+        && mem$req_wdata[51:44] == f_page[51:44] + 8'h1 && mem$req_wdata[43:0] == f_old_fields[43:0]);
 // Moving a page in garbage collection keeps its count (and all but its
 // PPA), and so does unlinking a saturated copy from its entry (all but
 // bit 40, cleared): both write back the record they have just read.
 wire ok_count_kept = (!(f_page_write && f_state == S_GMoved)
-        || (f_same_record && f_new_count == f_old_count && mem_req_wdata[51:24] == f_old_fields[51:24]))
+        || (f_same_record && f_new_count == f_old_count && mem$req_wdata[51:24] == f_old_fields[51:24]))
     && (!(f_page_write && f_state == S_WUnlink)
-        || (f_same_record && mem_req_wdata == (f_old_fields & ~64'h10000000000)));
+        || (f_same_record && mem$req_wdata == (f_old_fields & ~64'h10000000000)));
 // A PAGE word written has nothing outside its fields.
-wire ok_page_fields = !f_page_write || (mem_req_wdata & ~F_PAGE_FIELDS) == 0;
+wire ok_page_fields = !f_page_write || (mem$req_wdata & ~F_PAGE_FIELDS) == 0;
 // A new copy starts with one reference.
 wire ok_new_copy = !(f_page_write && f_state == S_WWritePage) || f_new_count == 12'h1;
 // No other state writes a PAGE record.
 wire ok_page_writers = !f_page_write || f_state == S_WWriteHit || f_state == S_RDec || f_state == S_RFree
     || f_state == S_WUnlink || f_state == S_GMoved || f_state == S_WWritePage;
 // The free list gets exactly the pids that were freed, each once.
-wire ok_push_freed = !f_push || (f_freed && mem_req_wdata == {40'h0, f_freed_pid});
+wire ok_push_freed = !f_push || (f_freed && mem$req_wdata == {40'h0, f_freed_pid});
 wire ok_free_once = !(f_page_write && f_state == S_RFree) || !f_freed;
 
 // Invariants that make the above inductive: the outstanding read is the one
 // the state asks for, and the word the controller holds is the record
 // memory last answered.
-wire ok_pending = f_pending == [[pending$q]] && (!f_pending || (mem_read && f_read_addr == mem_req_addr));
+wire ok_pending = f_pending == [[pending$q]] && (!f_pending || (mem_read && f_read_addr == mem$req_addr));
 wire f_holds_page = f_seen && f_page == [[word$q]];
 wire ok_hit_record = f_state != S_WWriteHit
-    || (f_holds_page && f_page_addr == {8'h10, [[e_pid$q]]} && f_page[63:52] < cfg_refcount_max);
+    || (f_holds_page && f_page_addr == {8'h10, [[e_pid$q]]} && f_page[63:52] < cfg$refcount_max);
 wire ok_release_record = !(f_state == S_RDec || f_state == S_RFree)
     || (f_holds_page && f_page_addr == {8'h10, [[old_pid$q]]}
         && (f_state == S_RDec) == (f_page[63:52] > 12'h1) && f_page[63:52] != 0);
@@ -166,8 +166,8 @@ wire cover_free = f_running && f_push;
 // Witnesses are searched for in a narrow environment (the proof has the
 // whole one): the smallest geometry, one LPA, memory and the index always
 // ready and answering on the next clock, a command always waiting.
-always @* assume(cfg_dev_bits == 0 && cfg_block_bits == 0 && cfg_page_bits == 1 && cfg_reserve == 0
-    && cfg_lpas == 1 && cfg_refcount_max == 12'h2 && cmd_lpa == 0 && cmd_valid && (cmd_op == 1 || cmd_op == 4)
-    && cmd_fp[159:8] == 0 && cleaner_hold && rsp_ready && mv_ready && mem_req_ready && idx_cmd_ready
-    && idx_rsp_valid && mem_rsp_valid == f_pending);
+always @* assume(cfg$dev_bits == 0 && cfg$block_bits == 0 && cfg$page_bits == 1 && cfg$reserve == 0
+    && cfg$lpas == 1 && cfg$refcount_max == 12'h2 && cmd$lpa == 0 && cmd$valid && (cmd$op == 1 || cmd$op == 4)
+    && cmd$fp[159:8] == 0 && cleaner_hold && rsp$ready && mv$ready && mem$req_ready && idx_cmd$ready
+    && idx_rsp$valid && mem$rsp_valid == f_pending);
 `endif

@@ -1,5 +1,5 @@
 // Properties of the index's lock table, dispatch and collection (FpIndex
-// with two lookup FSMs). The memory ports, the command stream, rsp_ready,
+// with two lookup FSMs). The memory ports, the command stream, rsp$ready,
 // bloom_enable and fsm_limit_log2 are left to the environment: the lock
 // holds whatever memory answers and whenever. Only the first clock is
 // constrained (reset high). [[name]] is an internal name of the flattened
@@ -108,5 +108,5 @@ wire cover_both_hold = f_running && f_holds0 && f_holds1;
 // Witnesses are searched for with a narrow environment (the proof has the
 // whole one): fingerprints that differ only in their bucket, empty buckets
 // (no walk), both FSMs at work.
-always @* assume(cmd_fp[159:2] == 0 && tbl_rsp_rdata == 0 && fp_rsp_rdata == 0 && fsm_limit_log2 == 1);
+always @* assume(cmd$fp[159:2] == 0 && tbl$rsp_rdata == 0 && fp$rsp_rdata == 0 && fsm_limit_log2 == 1);
 `endif

@@ -9,7 +9,7 @@
 // - a port accepts a request within F_READY clocks of its being asked;
 // - while an FSM has reads outstanding on a port, one of them is answered
 //   within F_LATENCY clocks (of the read, or of the last answer).
-// The command stream, rsp_ready and the data memory answers stay free.
+// The command stream, rsp$ready and the data memory answers stay free.
 //
 // Why it holds: a waiting FSM asks nothing of memory, so the older command
 // it waits for has both ports to itself, and from each of its states a
@@ -24,38 +24,38 @@
 // clocks since one was last answered; and per port, the clocks it has
 // refused a request.
 localparam F_SLOW = (F_READY > F_LATENCY) ? F_READY : F_LATENCY;
-wire f_tbl_read = tbl_req_valid && tbl_req_ready && !tbl_req_write && !reset;
-wire f_fp_read = fp_req_valid && fp_req_ready && !fp_req_write && !reset;
+wire f_tbl_read = tbl$req_valid && tbl$req_ready && !tbl$req_write && !reset;
+wire f_fp_read = fp$req_valid && fp$req_ready && !fp$req_write && !reset;
 reg [4:0] f_tbl_out0 = 0, f_tbl_out1 = 0, f_fp_out0 = 0, f_fp_out1 = 0;
 reg [7:0] f_tbl_quiet0 = 0, f_tbl_quiet1 = 0, f_fp_quiet0 = 0, f_fp_quiet1 = 0;
 reg [7:0] f_tbl_refused = 0, f_fp_refused = 0;
-wire f_tbl_answer0 = tbl_rsp_valid && tbl_rsp_tag == 0;
-wire f_tbl_answer1 = tbl_rsp_valid && tbl_rsp_tag == 1;
-wire f_fp_answer0 = fp_rsp_valid && fp_rsp_tag == 0;
-wire f_fp_answer1 = fp_rsp_valid && fp_rsp_tag == 1;
+wire f_tbl_answer0 = tbl$rsp_valid && tbl$rsp_tag == 0;
+wire f_tbl_answer1 = tbl$rsp_valid && tbl$rsp_tag == 1;
+wire f_fp_answer0 = fp$rsp_valid && fp$rsp_tag == 0;
+wire f_fp_answer1 = fp$rsp_valid && fp$rsp_tag == 1;
 always @(posedge clock) begin
     if (reset) begin
         f_tbl_out0 <= 0; f_tbl_out1 <= 0; f_fp_out0 <= 0; f_fp_out1 <= 0;
     end else begin
-        f_tbl_out0 <= f_tbl_out0 + (f_tbl_read && tbl_req_tag == 0) - f_tbl_answer0;
-        f_tbl_out1 <= f_tbl_out1 + (f_tbl_read && tbl_req_tag == 1) - f_tbl_answer1;
-        f_fp_out0 <= f_fp_out0 + (f_fp_read && fp_req_tag == 0) - f_fp_answer0;
-        f_fp_out1 <= f_fp_out1 + (f_fp_read && fp_req_tag == 1) - f_fp_answer1;
+        f_tbl_out0 <= f_tbl_out0 + (f_tbl_read && tbl$req_tag == 0) - f_tbl_answer0;
+        f_tbl_out1 <= f_tbl_out1 + (f_tbl_read && tbl$req_tag == 1) - f_tbl_answer1;
+        f_fp_out0 <= f_fp_out0 + (f_fp_read && fp$req_tag == 0) - f_fp_answer0;
+        f_fp_out1 <= f_fp_out1 + (f_fp_read && fp$req_tag == 1) - f_fp_answer1;
     end
     f_tbl_quiet0 <= (!reset && f_tbl_out0 != 0 && !f_tbl_answer0) ? f_tbl_quiet0 + 1 : 0;
     f_tbl_quiet1 <= (!reset && f_tbl_out1 != 0 && !f_tbl_answer1) ? f_tbl_quiet1 + 1 : 0;
     f_fp_quiet0 <= (!reset && f_fp_out0 != 0 && !f_fp_answer0) ? f_fp_quiet0 + 1 : 0;
     f_fp_quiet1 <= (!reset && f_fp_out1 != 0 && !f_fp_answer1) ? f_fp_quiet1 + 1 : 0;
-    f_tbl_refused <= (!reset && tbl_req_valid && !tbl_req_ready) ? f_tbl_refused + 1 : 0;
-    f_fp_refused <= (!reset && fp_req_valid && !fp_req_ready) ? f_fp_refused + 1 : 0;
+    f_tbl_refused <= (!reset && tbl$req_valid && !tbl$req_ready) ? f_tbl_refused + 1 : 0;
+    f_fp_refused <= (!reset && fp$req_valid && !fp$req_ready) ? f_fp_refused + 1 : 0;
 end
 always @* if (f_past_valid && !reset) begin
     // One answer per read, to the FSM that asked.
-    assume(!tbl_rsp_valid || (tbl_rsp_tag == 0 && f_tbl_out0 != 0) || (tbl_rsp_tag == 1 && f_tbl_out1 != 0));
-    assume(!fp_rsp_valid || (fp_rsp_tag == 0 && f_fp_out0 != 0) || (fp_rsp_tag == 1 && f_fp_out1 != 0));
+    assume(!tbl$rsp_valid || (tbl$rsp_tag == 0 && f_tbl_out0 != 0) || (tbl$rsp_tag == 1 && f_tbl_out1 != 0));
+    assume(!fp$rsp_valid || (fp$rsp_tag == 0 && f_fp_out0 != 0) || (fp$rsp_tag == 1 && f_fp_out1 != 0));
     // The bounds.
-    assume(!(tbl_req_valid && !tbl_req_ready && f_tbl_refused == F_READY - 1));
-    assume(!(fp_req_valid && !fp_req_ready && f_fp_refused == F_READY - 1));
+    assume(!(tbl$req_valid && !tbl$req_ready && f_tbl_refused == F_READY - 1));
+    assume(!(fp$req_valid && !fp$req_ready && f_fp_refused == F_READY - 1));
     assume(!(f_tbl_out0 != 0 && !f_tbl_answer0 && f_tbl_quiet0 == F_LATENCY - 1));
     assume(!(f_tbl_out1 != 0 && !f_tbl_answer1 && f_tbl_quiet1 == F_LATENCY - 1));
     assume(!(f_fp_out0 != 0 && !f_fp_answer0 && f_fp_quiet0 == F_LATENCY - 1));

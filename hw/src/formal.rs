@@ -275,8 +275,8 @@ const FTL_REFCOUNT_BUGS: &[PlantedBug] = &[
     PlantedBug {
         name: "count-past-limit",
         what: "a hit is saturated only at exactly the limit: a count read above it counts on, and wraps",
-        find: "else if (rd_rc >= cfg_refcount_max) begin",
-        replace: "else if (rd_rc == cfg_refcount_max) begin",
+        find: "else if (rd_rc >= cfg$refcount_max) begin",
+        replace: "else if (rd_rc == cfg$refcount_max) begin",
         breaks: &["increment", "hit_record"],
     },
     PlantedBug {

@@ -8,6 +8,7 @@ pub mod config;
 pub mod formal;
 pub mod ftl;
 pub mod index;
+pub mod ports;
 pub mod ram;
 pub mod sha1;
 pub mod state_reg;

@@ -114,9 +114,9 @@ impl HasherSim {
     pub fn attach(model: Model, config: &Config) -> Result<Self, SimError> {
         let mut sim = Self {
             reset: model.input("reset")?,
-            word_in: model.input("word_in")?,
-            word_valid: model.input("word_valid")?,
-            word_ready: model.port("word_ready")?,
+            word_in: model.input("page$word")?,
+            word_valid: model.input("page$valid")?,
+            word_ready: model.port("page$ready")?,
             digest: model.port("digest")?,
             digest_valid: model.port("digest_valid")?,
             digest_ready: model.input("digest_ready")?,

@@ -220,17 +220,17 @@ pub(crate) struct MemPins {
 }
 
 impl MemPins {
-    pub(crate) fn find(model: &Model, prefix: &str, addr: &str) -> Result<Self, SimError> {
+    pub(crate) fn find(model: &Model, prefix: &str) -> Result<Self, SimError> {
         Ok(MemPins {
-            req_valid: model.port(&format!("{prefix}_req_valid"))?,
-            req_ready: model.input(&format!("{prefix}_req_ready"))?,
-            req_write: model.port(&format!("{prefix}_req_write"))?,
-            req_addr: model.port(&format!("{prefix}_req_{addr}"))?,
-            req_wdata: model.port(&format!("{prefix}_req_wdata"))?,
-            req_tag: model.port(&format!("{prefix}_req_tag"))?,
-            rsp_valid: model.input(&format!("{prefix}_rsp_valid"))?,
-            rsp_tag: model.input(&format!("{prefix}_rsp_tag"))?,
-            rsp_rdata: model.input(&format!("{prefix}_rsp_rdata"))?,
+            req_valid: model.port(&format!("{prefix}$req_valid"))?,
+            req_ready: model.input(&format!("{prefix}$req_ready"))?,
+            req_write: model.port(&format!("{prefix}$req_write"))?,
+            req_addr: model.port(&format!("{prefix}$req_addr"))?,
+            req_wdata: model.port(&format!("{prefix}$req_wdata"))?,
+            req_tag: model.port(&format!("{prefix}$req_tag"))?,
+            rsp_valid: model.input(&format!("{prefix}$rsp_valid"))?,
+            rsp_tag: model.input(&format!("{prefix}$rsp_tag"))?,
+            rsp_rdata: model.input(&format!("{prefix}$rsp_rdata"))?,
         })
     }
 }
@@ -278,28 +278,28 @@ impl<'m> IndexSim<'m> {
         let table = if config.index_table_on_chip {
             None
         } else {
-            let pins = MemPins::find(model, "tbl", "addr")?;
+            let pins = MemPins::find(model, "tbl")?;
             Some((pins, MemPort::new(setup.table, 1 << TABLE_ADDR_BITS, 0)))
         };
-        let fps = (MemPins::find(model, "fp", "entry")?, MemPort::new(setup.fingerprints, config.index_entries(), 0));
-        let stat = |n: &str| model.port(&format!("stat_{n}"));
+        let fps = (MemPins::find(model, "fp")?, MemPort::new(setup.fingerprints, config.index_entries(), 0));
+        let stat = |n: &str| model.port(&format!("stats${n}"));
         let mut sim = IndexSim {
             reset: model.input("reset")?,
             bloom_enable: model.input("bloom_enable")?,
             fsm_limit: model.input("fsm_limit_log2")?,
-            cmd_valid: model.input("cmd_valid")?,
-            cmd_ready: model.port("cmd_ready")?,
-            cmd_op: model.input("cmd_op")?,
-            cmd_fp: model.input("cmd_fp")?,
-            cmd_entry: model.input("cmd_entry")?,
-            cmd_tag: model.input("cmd_tag")?,
-            rsp_valid: model.port("rsp_valid")?,
-            rsp_ready: model.input("rsp_ready")?,
-            rsp_tag: model.port("rsp_tag")?,
-            rsp_status: model.port("rsp_status")?,
-            rsp_entry: model.port("rsp_entry")?,
-            rsp_refcount: model.port("rsp_refcount")?,
-            rsp_flags: model.port("rsp_flags")?,
+            cmd_valid: model.input("cmd$valid")?,
+            cmd_ready: model.port("cmd$ready")?,
+            cmd_op: model.input("cmd$op")?,
+            cmd_fp: model.input("cmd$fp")?,
+            cmd_entry: model.input("cmd$entry")?,
+            cmd_tag: model.input("cmd$tag")?,
+            rsp_valid: model.port("rsp$valid")?,
+            rsp_ready: model.input("rsp$ready")?,
+            rsp_tag: model.port("rsp$tag")?,
+            rsp_status: model.port("rsp$status")?,
+            rsp_entry: model.port("rsp$entry")?,
+            rsp_refcount: model.port("rsp$refcount")?,
+            rsp_flags: model.port("rsp$flags")?,
             stat_ports: [
                 stat("commands")?,
                 stat("bloom_negatives")?,

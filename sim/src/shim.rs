@@ -63,16 +63,23 @@ pub fn parse_ports(verilog: &str) -> Option<Vec<Port>> {
     (!ports.is_empty()).then_some(ports)
 }
 
+/// The C++ member Verilator gives a port: a `$` (rust-hdl's separator of
+/// an interface and its field, `cmd$valid`) is spelt `__024`, its code.
+pub fn cpp_member(port: &str) -> String {
+    port.replace('$', "__024")
+}
+
 /// The shim's C++ source for the Verilated class `prefix`, its functions
 /// named `{func}_new`, `{func}_set`, ...
 pub fn shim_source(prefix: &str, func: &str, ports: &[Port]) -> String {
     let mut set_cases = String::new();
     let mut get_cases = String::new();
     for (i, p) in ports.iter().enumerate() {
+        let member = cpp_member(&p.name);
         if p.input {
-            writeln!(set_cases, "        case {i}: put(m->{}, words, {}); break;", p.name, p.width).unwrap();
+            writeln!(set_cases, "        case {i}: put(m->{member}, words, {}); break;", p.width).unwrap();
         }
-        writeln!(get_cases, "        case {i}: take(m->{}, words); break;", p.name).unwrap();
+        writeln!(get_cases, "        case {i}: take(m->{member}, words); break;").unwrap();
     }
     SHIM_TEMPLATE
         .replace("@MODEL@", prefix)

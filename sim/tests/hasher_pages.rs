@@ -56,8 +56,8 @@ fn reset_mid_page_drops_the_partial_page() {
         // Start three pages, then reset after a page and a half has gone in.
         let m = sim.model_mut();
         let (word_in, word_valid, reset) =
-            (m.input("word_in").unwrap(), m.input("word_valid").unwrap(), m.input("reset").unwrap());
-        let word_ready = m.port("word_ready").unwrap();
+            (m.input("page$word").unwrap(), m.input("page$valid").unwrap(), m.input("reset").unwrap());
+        let word_ready = m.port("page$ready").unwrap();
         let digest_ready = m.input("digest_ready").unwrap();
         m.set(digest_ready, 1);
         let mut sent = 0;
@@ -104,7 +104,7 @@ fn a_failing_cosimulation_writes_a_waveform_and_names_it() {
             let meta = std::fs::metadata(&waveform).unwrap_or_else(|e| panic!("{waveform}: {e}"));
             assert!(meta.len() > 10_000, "waveform {waveform} has only {} bytes", meta.len());
             let text = std::fs::read_to_string(&waveform).unwrap();
-            assert!(text.contains("$enddefinitions") && text.contains("word_ready"));
+            assert!(text.contains("$enddefinitions") && text.contains("page$ready"));
             std::fs::remove_file(&waveform).unwrap();
         }
         other => panic!("expected a mismatch, got {other:?}"),

@@ -24,9 +24,9 @@ fn padded(msg: &[u8]) -> Vec<u8> {
 fn engine_run(m: &mut Model, page: &[u8; 4096]) -> (Vec<[u8; 20]>, [u8; 20]) {
     let (reset, word_in, word_valid, word_ready) = (
         m.input("reset").unwrap(),
-        m.input("word_in").unwrap(),
-        m.input("word_valid").unwrap(),
-        m.port("word_ready").unwrap(),
+        m.input("page$word").unwrap(),
+        m.input("page$valid").unwrap(),
+        m.port("page$ready").unwrap(),
     );
     let (digest, digest_valid, digest_ready) =
         (m.port("digest").unwrap(), m.port("digest_valid").unwrap(), m.input("digest_ready").unwrap());

@@ -40,6 +40,7 @@ use crate::ftl::ditto_core::DittoCore;
 use crate::ftl::flash::Geometry;
 use crate::ftl::{MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::table::BlockRamTable;
+use crate::ports::TableController;
 use rust_hdl::prelude::*;
 
 /// What a board top is built with: the FTL geometry and the link's timing.
@@ -620,74 +621,66 @@ impl<
         self.core.cleaner_hold.next = self.hold.q.val();
         self.core.bloom_enable.next = true;
         self.core.fsm_limit_log2.next = 7.into();
-        self.core.cfg_dev_bits.next = self.k_dev_bits.val();
-        self.core.cfg_block_bits.next = self.k_block_bits.val();
-        self.core.cfg_page_bits.next = self.k_page_bits.val();
-        self.core.cfg_reserve.next = self.k_reserve.val();
-        self.core.cfg_lpas.next = self.k_lpas.val();
-        self.core.cfg_array_wide.next = self.k_array_wide.val();
-        self.core.cfg_refcount_max.next = self.k_refcount_max.val();
-        self.block_ram.req_valid.next = self.core.tbl_req_valid.val();
-        self.core.tbl_req_ready.next = self.block_ram.req_ready.val();
-        self.block_ram.req_write.next = self.core.tbl_req_write.val();
-        self.block_ram.req_addr.next = self.core.tbl_req_addr.val();
-        self.block_ram.req_wdata.next = self.core.tbl_req_wdata.val();
-        self.block_ram.req_tag.next = self.core.tbl_req_tag.val();
-        self.core.tbl_rsp_valid.next = self.block_ram.rsp_valid.val();
-        self.core.tbl_rsp_tag.next = self.block_ram.rsp_tag.val();
-        self.core.tbl_rsp_rdata.next = self.block_ram.rsp_rdata.val();
+        self.core.cfg.dev_bits.next = self.k_dev_bits.val();
+        self.core.cfg.block_bits.next = self.k_block_bits.val();
+        self.core.cfg.page_bits.next = self.k_page_bits.val();
+        self.core.cfg.reserve.next = self.k_reserve.val();
+        self.core.cfg.lpas.next = self.k_lpas.val();
+        self.core.cfg.array_wide.next = self.k_array_wide.val();
+        self.core.cfg.refcount_max.next = self.k_refcount_max.val();
+        TableController::join(&mut self.core.tbl, &mut self.block_ram.port);
 
         // Commands, pages and answers from the receiver.
         self.op.next = self.rx_shift.q.val().get_bits::<8>(184);
         self.lpa.next = self.rx_shift.q.val().get_bits::<24>(160);
-        self.core.cmd_valid.next = self.cmd_go.q.val();
-        self.core.cmd_op.next = self.rx_shift.q.val().get_bits::<3>(184);
-        self.core.cmd_tag.next = self.rx_tag.q.val();
-        self.core.cmd_lpa.next = self.lpa.val();
-        self.core.cmd_fp.next = self.rx_shift.q.val().get_bits::<160>(0);
-        if self.cmd_go.q.val() & self.core.cmd_ready.val() {
+        self.core.cmd.valid.next = self.cmd_go.q.val();
+        self.core.cmd.op.next = self.rx_shift.q.val().get_bits::<3>(184);
+        self.core.cmd.tag.next = self.rx_tag.q.val();
+        self.core.cmd.lpa.next = self.lpa.val();
+        self.core.cmd.fp.next = self.rx_shift.q.val().get_bits::<160>(0);
+        if self.cmd_go.q.val() & self.core.cmd.ready.val() {
             self.cmd_go.d.next = false;
         }
-        self.core.page_word.next = self.word.q.val();
-        self.core.page_valid.next = self.word_pending.q.val();
-        if self.word_pending.q.val() & self.core.page_ready.val() {
+        self.core.page.word.next = self.word.q.val();
+        self.core.page.valid.next = self.word_pending.q.val();
+        if self.word_pending.q.val() & self.core.page.ready.val() {
             self.word_pending.d.next = false;
         }
         self.page_drop.d.next = false;
         self.core.page_drop.next = self.page_drop.q.val();
-        self.core.mem_rsp_valid.next = self.mem_rsp_next.q.val();
-        self.core.mem_rsp_rdata.next = self.rx_shift.q.val().get_bits::<64>(0);
-        self.core.fp_rsp_valid.next = self.fp_rsp_next.q.val();
-        self.core.fp_rsp_tag.next = self.req_fp_tag.q.val();
-        self.core.fp_rsp_rdata.next = self.rx_shift.q.val().get_bits::<160>(0);
+        self.core.mem.rsp_valid.next = self.mem_rsp_next.q.val();
+        self.core.mem.rsp_rdata.next = self.rx_shift.q.val().get_bits::<64>(0);
+        self.core.fp.rsp_valid.next = self.fp_rsp_next.q.val();
+        self.core.fp.rsp_tag.next = self.req_fp_tag.q.val();
+        self.core.fp.rsp_rdata.next = self.rx_shift.q.val().get_bits::<160>(0);
 
         // The index's counters, read by STATS selectors 12..17.
         self.idx_sel.d.next = self.lpa.val().get_bits::<5>(0);
         self.idx_value.next = 0.into();
         if self.idx_sel.q.val() == 12 {
-            self.idx_value.next = self.core.idx_stat_commands.val();
+            self.idx_value.next = self.core.idx_stats.commands.val();
         } else if self.idx_sel.q.val() == 13 {
-            self.idx_value.next = self.core.idx_stat_bloom_negatives.val();
+            self.idx_value.next = self.core.idx_stats.bloom_negatives.val();
         } else if self.idx_sel.q.val() == 14 {
-            self.idx_value.next = self.core.idx_stat_false_positives.val();
+            self.idx_value.next = self.core.idx_stats.false_positives.val();
         } else if self.idx_sel.q.val() == 15 {
-            self.idx_value.next = self.core.idx_stat_rebuilds.val();
+            self.idx_value.next = self.core.idx_stats.rebuilds.val();
         } else if self.idx_sel.q.val() == 16 {
-            self.idx_value.next = self.core.idx_stat_signature_misses.val();
+            self.idx_value.next = self.core.idx_stats.signature_misses.val();
         } else if self.idx_sel.q.val() == 17 {
-            self.idx_value.next = self.core.idx_stat_entries_used.val();
+            self.idx_value.next = self.core.idx_stats.entries_used.val();
         }
 
         // Responses: latched (for `A`), with the cleaner steps before them.
         if self.core.cleaned.val() {
             self.clean_count.d.next = self.clean_count.q.val() + 1;
         }
-        self.core.rsp_ready.next = !self.rsp_pending.q.val();
-        if self.core.rsp_valid.val() & !self.rsp_pending.q.val() {
-            self.r_tag.d.next = self.core.rsp_tag.val();
-            self.r_status.d.next = self.core.rsp_status.val();
-            self.r_value.d.next = self.core.rsp_value.val();
-            self.r_flags.d.next = self.core.rsp_flags.val();
+        self.core.rsp.ready.next = !self.rsp_pending.q.val();
+        if self.core.rsp.valid.val() & !self.rsp_pending.q.val() {
+            self.r_tag.d.next = self.core.rsp.tag.val();
+            self.r_status.d.next = self.core.rsp.status.val();
+            self.r_value.d.next = self.core.rsp.value.val();
+            self.r_flags.d.next = self.core.rsp.flags.val();
             self.r_clean.d.next = self.clean_count.q.val();
             self.r_ever.d.next = true;
             self.rsp_pending.d.next = true;
@@ -949,10 +942,10 @@ impl<
         // Kinds: 1 relocation, 2 memory read, 3 memory write, 4 fingerprint
         // read, 5 fingerprint write.
         self.comp_kind.d.next = self.req_kind.q.val();
-        self.core.mv_ready.next = self.complete.q.val() & (self.comp_kind.q.val() == 1);
-        self.core.mem_req_ready.next =
+        self.core.mv.ready.next = self.complete.q.val() & (self.comp_kind.q.val() == 1);
+        self.core.mem.req_ready.next =
             self.complete.q.val() & ((self.comp_kind.q.val() == 2) | (self.comp_kind.q.val() == 3));
-        self.core.fp_req_ready.next =
+        self.core.fp.req_ready.next =
             self.complete.q.val() & ((self.comp_kind.q.val() == 4) | (self.comp_kind.q.val() == 5));
         self.mem_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == 2);
         self.fp_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == 4);
@@ -964,19 +957,19 @@ impl<
             self.req_due.d.next = true;
             self.req_timer.d.next = 0.into();
             self.req_idle.d.next = false;
-            self.req_mem_addr.d.next = self.core.mem_req_addr.val();
-            self.req_mem_wdata.d.next = self.core.mem_req_wdata.val();
-            if self.core.mv_valid.val() {
+            self.req_mem_addr.d.next = self.core.mem.req_addr.val();
+            self.req_mem_wdata.d.next = self.core.mem.req_wdata.val();
+            if self.core.mv.valid.val() {
                 self.req_kind.d.next = 1.into();
-            } else if self.core.mem_req_valid.val() {
-                if self.core.mem_req_write.val() {
+            } else if self.core.mem.req_valid.val() {
+                if self.core.mem.req_write.val() {
                     self.req_kind.d.next = 3.into();
                 } else {
                     self.req_kind.d.next = 2.into();
                 }
-            } else if self.core.fp_req_valid.val() {
-                self.req_fp_tag.d.next = self.core.fp_req_tag.val();
-                if self.core.fp_req_write.val() {
+            } else if self.core.fp.req_valid.val() {
+                self.req_fp_tag.d.next = self.core.fp.req_tag.val();
+                if self.core.fp.req_write.val() {
                     self.req_kind.d.next = 5.into();
                 } else {
                     self.req_kind.d.next = 4.into();
@@ -1105,34 +1098,34 @@ impl<
             | (bit_cast::<8, 3>(self.r_flags.q.val()) & self.at[10].val())
             | (self.r_clean.q.val().get_bits::<8>(8) & self.at[11].val())
             | (self.r_clean.q.val().get_bits::<8>(0) & self.at[12].val());
-        self.tx_b_v.d.next = (self.core.mv_from.val().get_bits::<8>(16) & self.at[5].val())
-            | (self.core.mv_from.val().get_bits::<8>(8) & self.at[6].val())
-            | (self.core.mv_from.val().get_bits::<8>(0) & self.at[7].val())
-            | (self.core.mv_to.val().get_bits::<8>(16) & self.at[8].val())
-            | (self.core.mv_to.val().get_bits::<8>(8) & self.at[9].val())
-            | (self.core.mv_to.val().get_bits::<8>(0) & self.at[10].val());
-        self.tx_b_qw.d.next = (self.core.fp_req_entry.val().get_bits::<8>(8) & self.at[5].val())
-            | (self.core.fp_req_entry.val().get_bits::<8>(0) & self.at[6].val());
-        self.tx_b_w.d.next = (self.core.fp_req_wdata.val().get_bits::<8>(152) & self.at[7].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(144) & self.at[8].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(136) & self.at[9].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(128) & self.at[10].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(120) & self.at[11].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(112) & self.at[12].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(104) & self.at[13].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(96) & self.at[14].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(88) & self.at[15].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(80) & self.at[16].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(72) & self.at[17].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(64) & self.at[18].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(56) & self.at[19].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(48) & self.at[20].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(40) & self.at[21].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(32) & self.at[22].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(24) & self.at[23].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(16) & self.at[24].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(8) & self.at[25].val())
-            | (self.core.fp_req_wdata.val().get_bits::<8>(0) & self.at[26].val());
+        self.tx_b_v.d.next = (self.core.mv.from.val().get_bits::<8>(16) & self.at[5].val())
+            | (self.core.mv.from.val().get_bits::<8>(8) & self.at[6].val())
+            | (self.core.mv.from.val().get_bits::<8>(0) & self.at[7].val())
+            | (self.core.mv.to.val().get_bits::<8>(16) & self.at[8].val())
+            | (self.core.mv.to.val().get_bits::<8>(8) & self.at[9].val())
+            | (self.core.mv.to.val().get_bits::<8>(0) & self.at[10].val());
+        self.tx_b_qw.d.next = (self.core.fp.req_addr.val().get_bits::<8>(8) & self.at[5].val())
+            | (self.core.fp.req_addr.val().get_bits::<8>(0) & self.at[6].val());
+        self.tx_b_w.d.next = (self.core.fp.req_wdata.val().get_bits::<8>(152) & self.at[7].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(144) & self.at[8].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(136) & self.at[9].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(128) & self.at[10].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(120) & self.at[11].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(112) & self.at[12].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(104) & self.at[13].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(96) & self.at[14].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(88) & self.at[15].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(80) & self.at[16].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(72) & self.at[17].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(64) & self.at[18].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(56) & self.at[19].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(48) & self.at[20].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(40) & self.at[21].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(32) & self.at[22].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(24) & self.at[23].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(16) & self.at[24].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(8) & self.at[25].val())
+            | (self.core.fp.req_wdata.val().get_bits::<8>(0) & self.at[26].val());
         self.tx_b_mn.d.next = (self.req_mem_addr.q.val().get_bits::<8>(24) & self.at[5].val())
             | (self.req_mem_addr.q.val().get_bits::<8>(16) & self.at[6].val())
             | (self.req_mem_addr.q.val().get_bits::<8>(8) & self.at[7].val())

@@ -3,18 +3,18 @@
 //! ([`FtlController`]), behind one command port and one page stream.
 //!
 //! Ports:
-//! - `cmd_*`: a command (op, tag, lpa, fp; see [`super::Op`]). It waits in a
-//!   one-command slot; `cmd_ready` is high when the slot is empty. A `WRITE`
+//! - `cmd`: a command (op, tag, lpa, fp; see [`super::Op`]). It waits in a
+//!   one-command slot; `cmd.ready` is high when the slot is empty. A `WRITE`
 //!   leaves the slot for the controller (as a `WRITE_FP`) once the digest of
 //!   its page is out of the hasher; other commands leave it at once.
-//! - `page_*`: the pages of the `WRITE`s, in command order, 1,024 big-endian
+//! - `page`: the pages of the `WRITE`s, in command order, 1,024 big-endian
 //!   32-bit words each. Pages stream into the SHA-1 lanes independently of
 //!   the command slot, so later pages are hashed while earlier ones are being
 //!   decided: the lanes' FIFOs are the page buffer.
-//! - `rsp_*`, `mv_*`, `cleaned`, `idle` (and no command held), `cfg_*`: as
+//! - `rsp`, `mv`, `cleaned`, `idle` (and no command held), `cfg`: as
 //!   in [`FtlController`]; its counters are read with `STATS`.
-//!   `idx_stat_*`: the index's counters.
-//! - `tbl_*`, `fp_*`: the index's table and fingerprint memory ports; `mem_*`:
+//!   `idx_stats`: the index's counters.
+//! - `tbl`, `fp`: the index's table and fingerprint memory ports; `mem`:
 //!   the FTL memory port (contracts in [`crate::index`] and the controller).
 //! - `cleaner_hold`: as the controller's (the cleaner takes no new step).
 //! - `page_drop`: a one-clock pulse after the last word of a page that no
@@ -25,10 +25,13 @@
 //! `RESET` resets the index and the controller's tables, not the hasher:
 //! pages already streamed stay paired with the `WRITE`s that follow.
 use super::controller::FtlController;
-use super::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS};
+use super::ADDR_BITS;
 use crate::index::fp_index::FpIndex;
-use crate::index::ENTRY_BITS;
-use crate::index::{CMD_TAG_BITS, MEM_TAG_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
+use crate::index::CMD_TAG_BITS;
+use crate::ports::{
+    FpStoreController, FtlCommandSink, FtlMemController, FtlResponseSource, FtlSettings, IndexCommandSource,
+    IndexCounters, IndexResponseSource, MoveSource, PageWordSink, TableController,
+};
 use crate::sha1::Sha1Hasher;
 use rust_hdl::prelude::*;
 
@@ -39,70 +42,22 @@ pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP
     pub reset: Signal<In, Bit>,
     pub bloom_enable: Signal<In, Bit>,
     pub fsm_limit_log2: Signal<In, Bits<3>>,
-    pub cfg_dev_bits: Signal<In, Bits<2>>,
-    pub cfg_block_bits: Signal<In, Bits<4>>,
-    pub cfg_page_bits: Signal<In, Bits<4>>,
-    pub cfg_reserve: Signal<In, Bits<16>>,
-    pub cfg_lpas: Signal<In, Bits<ADDR_BITS>>,
-    pub cfg_array_wide: Signal<In, Bit>,
-    pub cfg_refcount_max: Signal<In, Bits<REFCOUNT_BITS>>,
+    pub cfg: FtlSettings,
 
-    pub cmd_valid: Signal<In, Bit>,
-    pub cmd_ready: Signal<Out, Bit>,
-    pub cmd_op: Signal<In, Bits<3>>,
-    pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
-    pub cmd_lpa: Signal<In, Bits<ADDR_BITS>>,
-    pub cmd_fp: Signal<In, Bits<160>>,
-    pub page_word: Signal<In, Bits<32>>,
-    pub page_valid: Signal<In, Bit>,
-    pub page_ready: Signal<Out, Bit>,
+    pub cmd: FtlCommandSink,
+    pub page: PageWordSink,
     pub page_drop: Signal<In, Bit>,
     pub cleaner_hold: Signal<In, Bit>,
 
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_ready: Signal<In, Bit>,
-    pub rsp_tag: Signal<Out, Bits<CMD_TAG_BITS>>,
-    pub rsp_status: Signal<Out, Bits<4>>,
-    pub rsp_value: Signal<Out, Bits<32>>,
-    pub rsp_flags: Signal<Out, Bits<3>>,
-    pub mv_valid: Signal<Out, Bit>,
-    pub mv_ready: Signal<In, Bit>,
-    pub mv_from: Signal<Out, Bits<ADDR_BITS>>,
-    pub mv_to: Signal<Out, Bits<ADDR_BITS>>,
+    pub rsp: FtlResponseSource,
+    pub mv: MoveSource,
     pub cleaned: Signal<Out, Bit>,
     pub idle: Signal<Out, Bit>,
-    pub idx_stat_commands: Signal<Out, Bits<STAT_BITS>>,
-    pub idx_stat_bloom_negatives: Signal<Out, Bits<STAT_BITS>>,
-    pub idx_stat_false_positives: Signal<Out, Bits<STAT_BITS>>,
-    pub idx_stat_rebuilds: Signal<Out, Bits<STAT_BITS>>,
-    pub idx_stat_signature_misses: Signal<Out, Bits<STAT_BITS>>,
-    pub idx_stat_entries_used: Signal<Out, Bits<STAT_BITS>>,
+    pub idx_stats: IndexCounters,
 
-    pub tbl_req_valid: Signal<Out, Bit>,
-    pub tbl_req_ready: Signal<In, Bit>,
-    pub tbl_req_write: Signal<Out, Bit>,
-    pub tbl_req_addr: Signal<Out, Bits<TABLE_ADDR_BITS>>,
-    pub tbl_req_wdata: Signal<Out, Bits<TABLE_DATA_BITS>>,
-    pub tbl_req_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
-    pub tbl_rsp_valid: Signal<In, Bit>,
-    pub tbl_rsp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub tbl_rsp_rdata: Signal<In, Bits<TABLE_DATA_BITS>>,
-    pub fp_req_valid: Signal<Out, Bit>,
-    pub fp_req_ready: Signal<In, Bit>,
-    pub fp_req_write: Signal<Out, Bit>,
-    pub fp_req_entry: Signal<Out, Bits<ENTRY_BITS>>,
-    pub fp_req_wdata: Signal<Out, Bits<160>>,
-    pub fp_req_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
-    pub fp_rsp_valid: Signal<In, Bit>,
-    pub fp_rsp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub fp_rsp_rdata: Signal<In, Bits<160>>,
-    pub mem_req_valid: Signal<Out, Bit>,
-    pub mem_req_ready: Signal<In, Bit>,
-    pub mem_req_write: Signal<Out, Bit>,
-    pub mem_req_addr: Signal<Out, Bits<MEM_ADDR_BITS>>,
-    pub mem_req_wdata: Signal<Out, Bits<MEM_DATA_BITS>>,
-    pub mem_rsp_valid: Signal<In, Bit>,
-    pub mem_rsp_rdata: Signal<In, Bits<MEM_DATA_BITS>>,
+    pub tbl: TableController,
+    pub fp: FpStoreController,
+    pub mem: FtlMemController,
 
     hasher: Sha1Hasher<L, NB, FB, FBP1>,
     index: FpIndex<M>,
@@ -138,67 +93,19 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
             reset: Default::default(),
             bloom_enable: Default::default(),
             fsm_limit_log2: Default::default(),
-            cfg_dev_bits: Default::default(),
-            cfg_block_bits: Default::default(),
-            cfg_page_bits: Default::default(),
-            cfg_reserve: Default::default(),
-            cfg_lpas: Default::default(),
-            cfg_array_wide: Default::default(),
-            cfg_refcount_max: Default::default(),
-            cmd_valid: Default::default(),
-            cmd_ready: Default::default(),
-            cmd_op: Default::default(),
-            cmd_tag: Default::default(),
-            cmd_lpa: Default::default(),
-            cmd_fp: Default::default(),
-            page_word: Default::default(),
-            page_valid: Default::default(),
-            page_ready: Default::default(),
+            cfg: Default::default(),
+            cmd: Default::default(),
+            page: Default::default(),
             page_drop: Default::default(),
             cleaner_hold: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_ready: Default::default(),
-            rsp_tag: Default::default(),
-            rsp_status: Default::default(),
-            rsp_value: Default::default(),
-            rsp_flags: Default::default(),
-            mv_valid: Default::default(),
-            mv_ready: Default::default(),
-            mv_from: Default::default(),
-            mv_to: Default::default(),
+            rsp: Default::default(),
+            mv: Default::default(),
             cleaned: Default::default(),
             idle: Default::default(),
-            idx_stat_commands: Default::default(),
-            idx_stat_bloom_negatives: Default::default(),
-            idx_stat_false_positives: Default::default(),
-            idx_stat_rebuilds: Default::default(),
-            idx_stat_signature_misses: Default::default(),
-            idx_stat_entries_used: Default::default(),
-            tbl_req_valid: Default::default(),
-            tbl_req_ready: Default::default(),
-            tbl_req_write: Default::default(),
-            tbl_req_addr: Default::default(),
-            tbl_req_wdata: Default::default(),
-            tbl_req_tag: Default::default(),
-            tbl_rsp_valid: Default::default(),
-            tbl_rsp_tag: Default::default(),
-            tbl_rsp_rdata: Default::default(),
-            fp_req_valid: Default::default(),
-            fp_req_ready: Default::default(),
-            fp_req_write: Default::default(),
-            fp_req_entry: Default::default(),
-            fp_req_wdata: Default::default(),
-            fp_req_tag: Default::default(),
-            fp_rsp_valid: Default::default(),
-            fp_rsp_tag: Default::default(),
-            fp_rsp_rdata: Default::default(),
-            mem_req_valid: Default::default(),
-            mem_req_ready: Default::default(),
-            mem_req_write: Default::default(),
-            mem_req_addr: Default::default(),
-            mem_req_wdata: Default::default(),
-            mem_rsp_valid: Default::default(),
-            mem_rsp_rdata: Default::default(),
+            idx_stats: Default::default(),
+            tbl: Default::default(),
+            fp: Default::default(),
+            mem: Default::default(),
             hasher: Default::default(),
             index: FpIndex::new(bucket_bits),
             ftl: FtlController::new(bucket_bits + 3),
@@ -230,18 +137,16 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.ftl.reset.next = self.reset.val();
 
         // Pages into the lanes.
-        self.hasher.word_in.next = self.page_word.val();
-        self.hasher.word_valid.next = self.page_valid.val();
-        self.page_ready.next = self.hasher.word_ready.val();
+        PageWordSink::link(&mut self.page, &mut self.hasher.page);
 
         // The command slot; a WRITE leaves it with its page's digest.
-        self.cmd_ready.next = !self.held.q.val();
-        if !self.held.q.val() & self.cmd_valid.val() {
+        self.cmd.ready.next = !self.held.q.val();
+        if !self.held.q.val() & self.cmd.valid.val() {
             self.held.d.next = true;
-            self.held_op.d.next = self.cmd_op.val();
-            self.held_tag.d.next = self.cmd_tag.val();
-            self.held_lpa.d.next = self.cmd_lpa.val();
-            self.held_fp.d.next = self.cmd_fp.val();
+            self.held_op.d.next = self.cmd.op.val();
+            self.held_tag.d.next = self.cmd.tag.val();
+            self.held_lpa.d.next = self.cmd.lpa.val();
+            self.held_fp.d.next = self.cmd.fp.val();
         }
         self.is_write.next = self.held_op.q.val() == 0;
         // A WRITE's fingerprint is its page's digest, followed until the
@@ -263,18 +168,18 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
         self.offer.d.next = self.held.q.val()
             & (!self.is_write.val()
                 | (self.hasher.digest_valid.val() & (self.drops.q.val() == 0) & !self.consume.q.val()));
-        self.ftl.cmd_valid.next = self.offer.q.val();
-        self.ftl.cmd_tag.next = self.held_tag.q.val();
-        self.ftl.cmd_lpa.next = self.held_lpa.q.val();
-        self.ftl.cmd_fp.next = self.held_fp.q.val();
-        self.ftl.cmd_op.next = self.held_op.q.val();
+        self.ftl.cmd.valid.next = self.offer.q.val();
+        self.ftl.cmd.tag.next = self.held_tag.q.val();
+        self.ftl.cmd.lpa.next = self.held_lpa.q.val();
+        self.ftl.cmd.fp.next = self.held_fp.q.val();
+        self.ftl.cmd.op.next = self.held_op.q.val();
         if self.is_write.val() {
-            self.ftl.cmd_op.next = 1.into();
+            self.ftl.cmd.op.next = 1.into();
         }
         self.consume.d.next =
-            self.dropping.val() | (self.offer.q.val() & self.is_write.val() & self.ftl.cmd_ready.val());
+            self.dropping.val() | (self.offer.q.val() & self.is_write.val() & self.ftl.cmd.ready.val());
         self.hasher.digest_ready.next = self.consume.q.val();
-        if self.ftl.cmd_valid.val() & self.ftl.cmd_ready.val() {
+        if self.ftl.cmd.valid.val() & self.ftl.cmd.ready.val() {
             self.held.d.next = false;
             self.offer.d.next = false;
         }
@@ -287,70 +192,21 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
 
         // The controller's configuration and ports.
         self.ftl.cleaner_hold.next = self.cleaner_hold.val();
-        self.ftl.cfg_dev_bits.next = self.cfg_dev_bits.val();
-        self.ftl.cfg_block_bits.next = self.cfg_block_bits.val();
-        self.ftl.cfg_page_bits.next = self.cfg_page_bits.val();
-        self.ftl.cfg_reserve.next = self.cfg_reserve.val();
-        self.ftl.cfg_lpas.next = self.cfg_lpas.val();
-        self.ftl.cfg_array_wide.next = self.cfg_array_wide.val();
-        self.ftl.cfg_refcount_max.next = self.cfg_refcount_max.val();
-        self.rsp_valid.next = self.ftl.rsp_valid.val();
-        self.ftl.rsp_ready.next = self.rsp_ready.val();
-        self.rsp_tag.next = self.ftl.rsp_tag.val();
-        self.rsp_status.next = self.ftl.rsp_status.val();
-        self.rsp_value.next = self.ftl.rsp_value.val();
-        self.rsp_flags.next = self.ftl.rsp_flags.val();
-        self.mv_valid.next = self.ftl.mv_valid.val();
-        self.ftl.mv_ready.next = self.mv_ready.val();
-        self.mv_from.next = self.ftl.mv_from.val();
-        self.mv_to.next = self.ftl.mv_to.val();
+        FtlSettings::link(&mut self.cfg, &mut self.ftl.cfg);
+        FtlResponseSource::link(&mut self.rsp, &mut self.ftl.rsp);
+        MoveSource::link(&mut self.mv, &mut self.ftl.mv);
         self.cleaned.next = self.ftl.cleaned.val();
         self.idle.next = self.ftl.idle.val() & !self.held.q.val();
-        self.mem_req_valid.next = self.ftl.mem_req_valid.val();
-        self.ftl.mem_req_ready.next = self.mem_req_ready.val();
-        self.mem_req_write.next = self.ftl.mem_req_write.val();
-        self.mem_req_addr.next = self.ftl.mem_req_addr.val();
-        self.mem_req_wdata.next = self.ftl.mem_req_wdata.val();
-        self.ftl.mem_rsp_valid.next = self.mem_rsp_valid.val();
-        self.ftl.mem_rsp_rdata.next = self.mem_rsp_rdata.val();
+        FtlMemController::link(&mut self.mem, &mut self.ftl.mem);
 
         // The index, driven by the controller.
         self.index.bloom_enable.next = self.bloom_enable.val();
         self.index.fsm_limit_log2.next = self.fsm_limit_log2.val();
-        self.index.cmd_valid.next = self.ftl.idx_cmd_valid.val();
-        self.ftl.idx_cmd_ready.next = self.index.cmd_ready.val();
-        self.index.cmd_op.next = self.ftl.idx_cmd_op.val();
-        self.index.cmd_fp.next = self.ftl.idx_cmd_fp.val();
-        self.index.cmd_entry.next = self.ftl.idx_cmd_entry.val();
-        self.index.cmd_tag.next = 0.into();
-        self.ftl.idx_rsp_valid.next = self.index.rsp_valid.val();
-        self.index.rsp_ready.next = self.ftl.idx_rsp_ready.val();
-        self.ftl.idx_rsp_status.next = self.index.rsp_status.val();
-        self.ftl.idx_rsp_entry.next = self.index.rsp_entry.val();
-        self.idx_stat_commands.next = self.index.stat_commands.val();
-        self.idx_stat_bloom_negatives.next = self.index.stat_bloom_negatives.val();
-        self.idx_stat_false_positives.next = self.index.stat_false_positives.val();
-        self.idx_stat_rebuilds.next = self.index.stat_rebuilds.val();
-        self.idx_stat_signature_misses.next = self.index.stat_signature_misses.val();
-        self.idx_stat_entries_used.next = self.index.stat_entries_used.val();
-        self.tbl_req_valid.next = self.index.tbl_req_valid.val();
-        self.index.tbl_req_ready.next = self.tbl_req_ready.val();
-        self.tbl_req_write.next = self.index.tbl_req_write.val();
-        self.tbl_req_addr.next = self.index.tbl_req_addr.val();
-        self.tbl_req_wdata.next = self.index.tbl_req_wdata.val();
-        self.tbl_req_tag.next = self.index.tbl_req_tag.val();
-        self.index.tbl_rsp_valid.next = self.tbl_rsp_valid.val();
-        self.index.tbl_rsp_tag.next = self.tbl_rsp_tag.val();
-        self.index.tbl_rsp_rdata.next = self.tbl_rsp_rdata.val();
-        self.fp_req_valid.next = self.index.fp_req_valid.val();
-        self.index.fp_req_ready.next = self.fp_req_ready.val();
-        self.fp_req_write.next = self.index.fp_req_write.val();
-        self.fp_req_entry.next = self.index.fp_req_entry.val();
-        self.fp_req_wdata.next = self.index.fp_req_wdata.val();
-        self.fp_req_tag.next = self.index.fp_req_tag.val();
-        self.index.fp_rsp_valid.next = self.fp_rsp_valid.val();
-        self.index.fp_rsp_tag.next = self.fp_rsp_tag.val();
-        self.index.fp_rsp_rdata.next = self.fp_rsp_rdata.val();
+        IndexCommandSource::join(&mut self.ftl.idx_cmd, &mut self.index.cmd);
+        IndexResponseSource::join(&mut self.index.rsp, &mut self.ftl.idx_rsp);
+        IndexCounters::link(&mut self.idx_stats, &mut self.index.stats);
+        TableController::link(&mut self.tbl, &mut self.index.tbl);
+        FpStoreController::link(&mut self.fp, &mut self.index.fp);
     }
 }
 

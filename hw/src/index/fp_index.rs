@@ -2,11 +2,11 @@
 //! port, with a lock table and the two memory ports (see the module docs of
 //! [`crate::index`] for the table layout and the ports' ordering contract).
 //!
-//! Command port: `cmd_*` is taken when `cmd_valid & cmd_ready`. A command goes
-//! to any idle FSM with a sequence number; responses are collected by sequence
+//! Command port: `cmd` is taken when `cmd.valid & cmd.ready`. A command goes
+//! to any idle FSM with a sequence number; responses (`rsp`) are collected by sequence
 //! number, so **responses leave in command order**; each also carries its
 //! command's tag.
-//! `cmd_ready` is low during `reset` and while the table's metadata is being
+//! `cmd.ready` is low during `reset` and while the table's metadata is being
 //! cleared after it (one write per bucket).
 //!
 //! Lock table: each FSM publishes `{active, bucket, seq}`. An FSM may start on
@@ -16,7 +16,7 @@
 //! commands on one bucket run one at a time and in command order: two INSERTs
 //! of one fingerprint in flight together make one entry, as in the model.
 //!
-//! Memory ports: `tbl_*` and `fp_*` requests are tagged with the FSM number;
+//! Memory ports: `tbl` and `fp` requests are tagged with the FSM number;
 //! the FSM with the highest number wins when several ask in one cycle.
 //! Responses are routed back by tag and always accepted.
 //!
@@ -25,13 +25,12 @@
 //! 4, ... FSMs. `bloom_enable` low makes every lookup walk its
 //! bucket (to measure what the filters buy); change it only during reset.
 //!
-//! `stat_*` count the responses that have left: commands, Bloom negatives,
+//! `stats` count the responses that have left: commands, Bloom negatives,
 //! false positives, rebuilds that cleared stale bits, signature misses, and
 //! entries in use (one clock after a response leaves, they count it).
 use super::fsm::LookupFsm;
-use super::{
-    CMD_TAG_BITS, ENTRY_BITS, MAX_BUCKET_BITS, MEM_TAG_BITS, REFCOUNT_BITS, STAT_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS,
-};
+use super::{MAX_BUCKET_BITS, MEM_TAG_BITS, STAT_BITS, TABLE_ADDR_BITS};
+use crate::ports::{FpStoreController, IndexCommandSink, IndexCounters, IndexResponseSource, TableController};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -41,47 +40,11 @@ pub struct FpIndex<const M: usize> {
     pub bloom_enable: Signal<In, Bit>,
     pub fsm_limit_log2: Signal<In, Bits<3>>,
 
-    pub cmd_valid: Signal<In, Bit>,
-    pub cmd_ready: Signal<Out, Bit>,
-    pub cmd_op: Signal<In, Bits<3>>,
-    pub cmd_fp: Signal<In, Bits<160>>,
-    pub cmd_entry: Signal<In, Bits<ENTRY_BITS>>,
-    pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
-
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_ready: Signal<In, Bit>,
-    pub rsp_tag: Signal<Out, Bits<CMD_TAG_BITS>>,
-    pub rsp_status: Signal<Out, Bits<4>>,
-    pub rsp_entry: Signal<Out, Bits<ENTRY_BITS>>,
-    pub rsp_refcount: Signal<Out, Bits<REFCOUNT_BITS>>,
-    pub rsp_flags: Signal<Out, Bits<4>>,
-
-    pub tbl_req_valid: Signal<Out, Bit>,
-    pub tbl_req_ready: Signal<In, Bit>,
-    pub tbl_req_write: Signal<Out, Bit>,
-    pub tbl_req_addr: Signal<Out, Bits<TABLE_ADDR_BITS>>,
-    pub tbl_req_wdata: Signal<Out, Bits<TABLE_DATA_BITS>>,
-    pub tbl_req_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
-    pub tbl_rsp_valid: Signal<In, Bit>,
-    pub tbl_rsp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub tbl_rsp_rdata: Signal<In, Bits<TABLE_DATA_BITS>>,
-
-    pub fp_req_valid: Signal<Out, Bit>,
-    pub fp_req_ready: Signal<In, Bit>,
-    pub fp_req_write: Signal<Out, Bit>,
-    pub fp_req_entry: Signal<Out, Bits<ENTRY_BITS>>,
-    pub fp_req_wdata: Signal<Out, Bits<160>>,
-    pub fp_req_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
-    pub fp_rsp_valid: Signal<In, Bit>,
-    pub fp_rsp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub fp_rsp_rdata: Signal<In, Bits<160>>,
-
-    pub stat_commands: Signal<Out, Bits<STAT_BITS>>,
-    pub stat_bloom_negatives: Signal<Out, Bits<STAT_BITS>>,
-    pub stat_false_positives: Signal<Out, Bits<STAT_BITS>>,
-    pub stat_rebuilds: Signal<Out, Bits<STAT_BITS>>,
-    pub stat_signature_misses: Signal<Out, Bits<STAT_BITS>>,
-    pub stat_entries_used: Signal<Out, Bits<STAT_BITS>>,
+    pub cmd: IndexCommandSink,
+    pub rsp: IndexResponseSource,
+    pub tbl: TableController,
+    pub fp: FpStoreController,
+    pub stats: IndexCounters,
 
     fsms: [LookupFsm; M],
     dispatch_seq: DFF<Bits<6>>,
@@ -132,43 +95,11 @@ impl<const M: usize> FpIndex<M> {
             reset: Default::default(),
             bloom_enable: Default::default(),
             fsm_limit_log2: Default::default(),
-            cmd_valid: Default::default(),
-            cmd_ready: Default::default(),
-            cmd_op: Default::default(),
-            cmd_fp: Default::default(),
-            cmd_entry: Default::default(),
-            cmd_tag: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_ready: Default::default(),
-            rsp_tag: Default::default(),
-            rsp_status: Default::default(),
-            rsp_entry: Default::default(),
-            rsp_refcount: Default::default(),
-            rsp_flags: Default::default(),
-            tbl_req_valid: Default::default(),
-            tbl_req_ready: Default::default(),
-            tbl_req_write: Default::default(),
-            tbl_req_addr: Default::default(),
-            tbl_req_wdata: Default::default(),
-            tbl_req_tag: Default::default(),
-            tbl_rsp_valid: Default::default(),
-            tbl_rsp_tag: Default::default(),
-            tbl_rsp_rdata: Default::default(),
-            fp_req_valid: Default::default(),
-            fp_req_ready: Default::default(),
-            fp_req_write: Default::default(),
-            fp_req_entry: Default::default(),
-            fp_req_wdata: Default::default(),
-            fp_req_tag: Default::default(),
-            fp_rsp_valid: Default::default(),
-            fp_rsp_tag: Default::default(),
-            fp_rsp_rdata: Default::default(),
-            stat_commands: Default::default(),
-            stat_bloom_negatives: Default::default(),
-            stat_false_positives: Default::default(),
-            stat_rebuilds: Default::default(),
-            stat_signature_misses: Default::default(),
-            stat_entries_used: Default::default(),
+            cmd: Default::default(),
+            rsp: Default::default(),
+            tbl: Default::default(),
+            fp: Default::default(),
+            stats: Default::default(),
             fsms: core::array::from_fn(|_| LookupFsm::default()),
             dispatch_seq: Default::default(),
             collect_seq: Default::default(),
@@ -225,20 +156,20 @@ impl<const M: usize> Logic for FpIndex<M> {
             stat_freed
         );
         self.fsm_mask.next = ((self.one4.val() << self.fsm_limit_log2.val()) - 1) & self.max_mask.val();
-        self.stat_commands.next = self.commands.q.val();
-        self.stat_bloom_negatives.next = self.bloom_negatives.q.val();
-        self.stat_false_positives.next = self.false_positives.q.val();
-        self.stat_rebuilds.next = self.rebuilds.q.val();
-        self.stat_signature_misses.next = self.signature_misses.q.val();
-        self.stat_entries_used.next = self.entries_used.q.val();
+        self.stats.commands.next = self.commands.q.val();
+        self.stats.bloom_negatives.next = self.bloom_negatives.q.val();
+        self.stats.false_positives.next = self.false_positives.q.val();
+        self.stats.rebuilds.next = self.rebuilds.q.val();
+        self.stats.signature_misses.next = self.signature_misses.q.val();
+        self.stats.entries_used.next = self.entries_used.q.val();
 
         // --- Dispatch, collection and the FSMs' common inputs ----------------
-        self.rsp_valid.next = false;
-        self.rsp_tag.next = 0.into();
-        self.rsp_status.next = 0.into();
-        self.rsp_entry.next = 0.into();
-        self.rsp_refcount.next = 0.into();
-        self.rsp_flags.next = 0.into();
+        self.rsp.valid.next = false;
+        self.rsp.tag.next = 0.into();
+        self.rsp.status.next = 0.into();
+        self.rsp.entry.next = 0.into();
+        self.rsp.refcount.next = 0.into();
+        self.rsp.flags.next = 0.into();
         self.free_any.next = false;
         self.free_sel.next = 0.into();
         for i in 0..M {
@@ -246,15 +177,15 @@ impl<const M: usize> Logic for FpIndex<M> {
             self.fsms[i].reset.next = self.reset.val();
             self.fsms[i].bloom_enable.next = self.bloom_enable.val();
             self.fsms[i].bucket_mask.next = self.bucket_mask.val();
-            self.fsms[i].cmd_op.next = self.cmd_op.val();
-            self.fsms[i].cmd_fp.next = self.cmd_fp.val();
-            self.fsms[i].cmd_entry.next = self.cmd_entry.val();
-            self.fsms[i].cmd_tag.next = self.cmd_tag.val();
+            self.fsms[i].cmd_op.next = self.cmd.op.val();
+            self.fsms[i].cmd_fp.next = self.cmd.fp.val();
+            self.fsms[i].cmd_entry.next = self.cmd.entry.val();
+            self.fsms[i].cmd_tag.next = self.cmd.tag.val();
             self.fsms[i].cmd_seq.next = self.dispatch_seq.q.val();
-            self.fsms[i].tbl_rsp_rdata.next = self.tbl_rsp_rdata.val();
-            self.fsms[i].fp_rsp_rdata.next = self.fp_rsp_rdata.val();
-            self.fsms[i].tbl_rsp_valid.next = self.tbl_rsp_valid.val() & (self.tbl_rsp_tag.val() == self.ids[i].val());
-            self.fsms[i].fp_rsp_valid.next = self.fp_rsp_valid.val() & (self.fp_rsp_tag.val() == self.ids[i].val());
+            self.fsms[i].tbl_rsp_rdata.next = self.tbl.rsp_rdata.val();
+            self.fsms[i].fp_rsp_rdata.next = self.fp.rsp_rdata.val();
+            self.fsms[i].tbl_rsp_valid.next = self.tbl.rsp_valid.val() & (self.tbl.rsp_tag.val() == self.ids[i].val());
+            self.fsms[i].fp_rsp_valid.next = self.fp.rsp_valid.val() & (self.fp.rsp_tag.val() == self.ids[i].val());
             // Dispatch to an idle FSM among those at work (the highest numbered).
             if self.fsms[i].idle.val() & ((self.ids[i].val() & !self.fsm_mask.val()) == 0) {
                 self.free_any.next = true;
@@ -262,22 +193,22 @@ impl<const M: usize> Logic for FpIndex<M> {
             }
             // Collection: the held response with the oldest sequence number.
             if self.fsms[i].rsp_valid.val() & (self.fsms[i].held_seq.val() == self.collect_seq.q.val()) {
-                self.rsp_valid.next = true;
-                self.rsp_tag.next = self.fsms[i].rsp_tag.val();
-                self.rsp_status.next = self.fsms[i].rsp_status.val();
-                self.rsp_entry.next = self.fsms[i].rsp_entry.val();
-                self.rsp_refcount.next = self.fsms[i].rsp_refcount.val();
-                self.rsp_flags.next = self.fsms[i].rsp_flags.val();
+                self.rsp.valid.next = true;
+                self.rsp.tag.next = self.fsms[i].rsp_tag.val();
+                self.rsp.status.next = self.fsms[i].rsp_status.val();
+                self.rsp.entry.next = self.fsms[i].rsp_entry.val();
+                self.rsp.refcount.next = self.fsms[i].rsp_refcount.val();
+                self.rsp.flags.next = self.fsms[i].rsp_flags.val();
             }
             // Age order: sequence number counted from the oldest not collected.
             self.positions[i].next = self.fsms[i].seq.val() - self.collect_seq.q.val();
         }
-        self.cmd_ready.next = self.free_any.val() & !self.clearing.q.val() & !self.reset.val();
+        self.cmd.ready.next = self.free_any.val() & !self.clearing.q.val() & !self.reset.val();
         for i in 0..M {
             self.fsms[i].start.next =
-                self.cmd_valid.val() & self.cmd_ready.val() & (self.free_sel.val() == self.ids[i].val());
-            self.fsms[i].rsp_taken.next = self.rsp_valid.val()
-                & self.rsp_ready.val()
+                self.cmd.valid.val() & self.cmd.ready.val() & (self.free_sel.val() == self.ids[i].val());
+            self.fsms[i].rsp_taken.next = self.rsp.valid.val()
+                & self.rsp.ready.val()
                 & self.fsms[i].rsp_valid.val()
                 & (self.fsms[i].held_seq.val() == self.collect_seq.q.val());
             // The lock table.
@@ -291,17 +222,17 @@ impl<const M: usize> Logic for FpIndex<M> {
                 }
             }
         }
-        if self.cmd_valid.val() & self.cmd_ready.val() {
+        if self.cmd.valid.val() & self.cmd.ready.val() {
             self.dispatch_seq.d.next = self.dispatch_seq.q.val() + 1;
         }
-        self.taken.next = self.rsp_valid.val() & self.rsp_ready.val();
+        self.taken.next = self.rsp.valid.val() & self.rsp.ready.val();
         if self.taken.val() {
             self.collect_seq.d.next = self.collect_seq.q.val() + 1;
         }
         self.stat_taken.d.next = self.taken.val();
-        self.stat_flags.d.next = self.rsp_flags.val();
-        self.stat_new.d.next = self.rsp_status.val() == 0;
-        self.stat_freed.d.next = self.rsp_status.val() == 5;
+        self.stat_flags.d.next = self.rsp.flags.val();
+        self.stat_new.d.next = self.rsp.status.val() == 0;
+        self.stat_freed.d.next = self.rsp.status.val() == 5;
         self.entries_step.next = 1.into();
         if self.stat_freed.q.val() {
             self.entries_step.next = !bits::<STAT_BITS>(0);
@@ -332,53 +263,53 @@ impl<const M: usize> Logic for FpIndex<M> {
         // without a gate on its valid.
         self.tbl_any.next = false;
         self.tbl_sel.next = 0.into();
-        self.tbl_req_write.next = self.fsms[0].tbl_req_write.val();
-        self.tbl_req_addr.next = self.fsms[0].tbl_req_addr.val();
-        self.tbl_req_wdata.next = self.fsms[0].tbl_req_wdata.val();
+        self.tbl.req_write.next = self.fsms[0].tbl_req_write.val();
+        self.tbl.req_addr.next = self.fsms[0].tbl_req_addr.val();
+        self.tbl.req_wdata.next = self.fsms[0].tbl_req_wdata.val();
         self.fp_any.next = false;
         self.fp_sel.next = 0.into();
-        self.fp_req_write.next = self.fsms[0].fp_req_write.val();
-        self.fp_req_entry.next = self.fsms[0].fp_req_entry.val();
-        self.fp_req_wdata.next = self.fsms[0].fp_req_wdata.val();
+        self.fp.req_write.next = self.fsms[0].fp_req_write.val();
+        self.fp.req_addr.next = self.fsms[0].fp_req_entry.val();
+        self.fp.req_wdata.next = self.fsms[0].fp_req_wdata.val();
         for i in 0..M {
             if self.fsms[i].tbl_req_valid.val() {
                 self.tbl_any.next = true;
                 self.tbl_sel.next = self.ids[i].val();
-                self.tbl_req_write.next = self.fsms[i].tbl_req_write.val();
-                self.tbl_req_addr.next = self.fsms[i].tbl_req_addr.val();
-                self.tbl_req_wdata.next = self.fsms[i].tbl_req_wdata.val();
+                self.tbl.req_write.next = self.fsms[i].tbl_req_write.val();
+                self.tbl.req_addr.next = self.fsms[i].tbl_req_addr.val();
+                self.tbl.req_wdata.next = self.fsms[i].tbl_req_wdata.val();
             }
             if self.fsms[i].fp_req_valid.val() {
                 self.fp_any.next = true;
                 self.fp_sel.next = self.ids[i].val();
-                self.fp_req_write.next = self.fsms[i].fp_req_write.val();
-                self.fp_req_entry.next = self.fsms[i].fp_req_entry.val();
-                self.fp_req_wdata.next = self.fsms[i].fp_req_wdata.val();
+                self.fp.req_write.next = self.fsms[i].fp_req_write.val();
+                self.fp.req_addr.next = self.fsms[i].fp_req_entry.val();
+                self.fp.req_wdata.next = self.fsms[i].fp_req_wdata.val();
             }
         }
-        self.tbl_req_valid.next = self.tbl_any.val();
-        self.tbl_req_tag.next = self.tbl_sel.val();
-        self.fp_req_valid.next = self.fp_any.val();
-        self.fp_req_tag.next = self.fp_sel.val();
+        self.tbl.req_valid.next = self.tbl_any.val();
+        self.tbl.req_tag.next = self.tbl_sel.val();
+        self.fp.req_valid.next = self.fp_any.val();
+        self.fp.req_tag.next = self.fp_sel.val();
         for i in 0..M {
             // The selected FSM is granted when the port is ready. An FSM only
             // looks at its grant while it requests, and the selection is the
             // highest requesting FSM, so the grant needs no term of the
             // FSM's own request (which keeps the handshake off the critical
             // path). No FSM has a command while the metadata is being cleared.
-            self.fsms[i].tbl_grant.next = self.tbl_req_ready.val() & (self.tbl_sel.val() == self.ids[i].val());
-            self.fsms[i].fp_grant.next = self.fp_req_ready.val() & (self.fp_sel.val() == self.ids[i].val());
+            self.fsms[i].tbl_grant.next = self.tbl.req_ready.val() & (self.tbl_sel.val() == self.ids[i].val());
+            self.fsms[i].fp_grant.next = self.fp.req_ready.val() & (self.fp_sel.val() == self.ids[i].val());
         }
 
         // --- Clearing the metadata after reset --------------------------------
         if self.clearing.q.val() {
-            self.tbl_req_valid.next = true;
-            self.tbl_req_write.next = true;
-            self.tbl_req_addr.next =
+            self.tbl.req_valid.next = true;
+            self.tbl.req_write.next = true;
+            self.tbl.req_addr.next =
                 self.meta_region.val() | bit_cast::<TABLE_ADDR_BITS, MAX_BUCKET_BITS>(self.clear_bucket.q.val());
-            self.tbl_req_wdata.next = 0.into();
-            self.tbl_req_tag.next = 0.into();
-            if self.tbl_req_ready.val() {
+            self.tbl.req_wdata.next = 0.into();
+            self.tbl.req_tag.next = 0.into();
+            if self.tbl.req_ready.val() {
                 self.clear_bucket.d.next = self.clear_bucket.q.val() + 1;
                 if self.clear_bucket.q.val() == self.bucket_mask.val() {
                     self.clearing.d.next = false;

@@ -1,7 +1,7 @@
 //! `BlockRamTable<WAB, MAB>`: the index's table port bound to on-chip block
 //! RAM: `2^WAB` ways of 20 bits and `2^MAB` bucket metadata words of 40 bits.
 //!
-//! Ports: the table-port contract of [`crate::index`]: always ready, one
+//! Ports: `port`, the table-port contract of [`crate::index`]: always ready, one
 //! request per clock; a read's response (with its tag) comes three clocks
 //! later. Requests are registered before the block RAM (the FSMs form them
 //! combinationally), and its output is registered once more (its
@@ -9,20 +9,13 @@
 //! signature compare behind it). Table address bit 16 selects the metadata RAM. The RAMs power up
 //! cleared on an FPGA; the index clears the metadata itself after reset.
 use super::{MEM_TAG_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
+use crate::ports::TableResponder;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct BlockRamTable<const WAB: usize, const MAB: usize> {
     pub clock: Signal<In, Clock>,
-    pub req_valid: Signal<In, Bit>,
-    pub req_ready: Signal<Out, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<TABLE_ADDR_BITS>>,
-    pub req_wdata: Signal<In, Bits<TABLE_DATA_BITS>>,
-    pub req_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
-    pub rsp_rdata: Signal<Out, Bits<TABLE_DATA_BITS>>,
+    pub port: TableResponder,
 
     ways: RAM<Bits<20>, WAB>,
     meta: RAM<Bits<TABLE_DATA_BITS>, MAB>,
@@ -44,15 +37,7 @@ impl<const WAB: usize, const MAB: usize> Default for BlockRamTable<WAB, MAB> {
         assert!(WAB <= 16 && MAB <= 16);
         Self {
             clock: Default::default(),
-            req_valid: Default::default(),
-            req_ready: Default::default(),
-            req_write: Default::default(),
-            req_addr: Default::default(),
-            req_wdata: Default::default(),
-            req_tag: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_tag: Default::default(),
-            rsp_rdata: Default::default(),
+            port: Default::default(),
             ways: Default::default(),
             meta: Default::default(),
             req_valid_r: Default::default(),
@@ -92,11 +77,11 @@ impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
         self.ways.write_clock.next = self.clock.val();
         self.meta.read_clock.next = self.clock.val();
         self.meta.write_clock.next = self.clock.val();
-        self.req_valid_r.d.next = self.req_valid.val();
-        self.req_write_r.d.next = self.req_write.val();
-        self.req_addr_r.d.next = self.req_addr.val();
-        self.req_wdata_r.d.next = self.req_wdata.val();
-        self.req_tag_r.d.next = self.req_tag.val();
+        self.req_valid_r.d.next = self.port.req_valid.val();
+        self.req_write_r.d.next = self.port.req_write.val();
+        self.req_addr_r.d.next = self.port.req_addr.val();
+        self.req_wdata_r.d.next = self.port.req_wdata.val();
+        self.req_tag_r.d.next = self.port.req_tag.val();
         self.ways.read_address.next = self.req_addr_r.q.val().get_bits::<WAB>(0);
         self.ways.write_address.next = self.req_addr_r.q.val().get_bits::<WAB>(0);
         self.ways.write_data.next = self.req_wdata_r.q.val().get_bits::<20>(0);
@@ -107,7 +92,7 @@ impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
             self.req_valid_r.q.val() & self.req_write_r.q.val() & !self.req_addr_r.q.val().get_bit(16);
         self.meta.write_enable.next =
             self.req_valid_r.q.val() & self.req_write_r.q.val() & self.req_addr_r.q.val().get_bit(16);
-        self.req_ready.next = true;
+        self.port.req_ready.next = true;
         self.read_pending.d.next = self.req_valid_r.q.val() & !self.req_write_r.q.val();
         self.read_tag.d.next = self.req_tag_r.q.val();
         self.read_meta.d.next = self.req_addr_r.q.val().get_bit(16);
@@ -118,9 +103,9 @@ impl<const WAB: usize, const MAB: usize> Logic for BlockRamTable<WAB, MAB> {
         } else {
             self.out_data.d.next = bit_cast::<TABLE_DATA_BITS, 20>(self.ways.read_data.val());
         }
-        self.rsp_valid.next = self.out_valid.q.val();
-        self.rsp_tag.next = self.out_tag.q.val();
-        self.rsp_rdata.next = self.out_data.q.val();
+        self.port.rsp_valid.next = self.out_valid.q.val();
+        self.port.rsp_tag.next = self.out_tag.q.val();
+        self.port.rsp_rdata.next = self.out_data.q.val();
     }
 }
 

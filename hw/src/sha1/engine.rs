@@ -3,11 +3,11 @@
 //! Ports (all synchronous to `clock`):
 //! - `reset` (in, active high, synchronous): drops the page in progress and any
 //!   digest not yet taken; the engine then waits for the first word of a page.
-//!   `word_ready` is low while `reset` is high.
-//! - `word_in` / `word_valid` / `word_ready`: the page stream, 1,024 big-endian
+//!   `page.ready` is low while `reset` is high.
+//! - `page` (`word`, `valid`, `ready`): the page stream, 1,024 big-endian
 //!   32-bit words per page (word `i` holds bytes `4i..4i+3`, byte `4i` in bits
-//!   31..24). A word moves when `word_valid && word_ready`. `word_ready` does not
-//!   depend on `word_valid`, and comes from a flip-flop: words land in a
+//!   31..24). A word moves when `valid && ready`. `ready` does not
+//!   depend on `valid`, and comes from a flip-flop: words land in a
 //!   two-word input buffer first (the head `w_hold` feeds the datapath, a word
 //!   that arrives while the head waits goes to `w_skid`), so a producer's
 //!   block-RAM output and its handshake are never on the round's paths.
@@ -43,6 +43,7 @@
 //!   after a block ends, and a page's first round masks `rotl5(a)` (the mask
 //!   fits the carry-save stage's LUT) while the constant `rotl5(IV0)` rides in
 //!   `ekw_pre`, so `a` never needs to be loaded with the IV.
+use crate::ports::PageWordSink;
 use rust_hdl::prelude::*;
 
 /// SHA-1 initial hash value (FIPS 180-4, 5.3.1).
@@ -64,12 +65,8 @@ pub struct Sha1Engine {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Next word of the page (big-endian bytes).
-    pub word_in: Signal<In, Bits<32>>,
-    /// `word_in` holds a word.
-    pub word_valid: Signal<In, Bit>,
-    /// The engine takes `word_in` on this clock if `word_valid`.
-    pub word_ready: Signal<Out, Bit>,
+    /// The page stream (big-endian words; a word moves when `valid & ready`).
+    pub page: PageWordSink,
     /// Digest of the oldest finished page, `H0` in the top bits.
     pub digest: Signal<Out, Bits<160>>,
     /// `digest` holds a digest not yet taken.
@@ -189,9 +186,7 @@ impl Default for Sha1Engine {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            word_in: Default::default(),
-            word_valid: Default::default(),
-            word_ready: Default::default(),
+            page: Default::default(),
             digest: Default::default(),
             digest_valid: Default::default(),
             digest_ready: Default::default(),
@@ -339,7 +334,7 @@ impl Logic for Sha1Engine {
         // A word is accepted while the skid slot is free (so the head can be
         // refilled on the clock it is taken, at one word per clock); no word
         // is taken while in reset (it would be dropped).
-        self.word_ready.next = !self.w_skid_valid.q.val() & !self.reset.val();
+        self.page.ready.next = !self.w_skid_valid.q.val() & !self.reset.val();
         if self.take_word.val() {
             if self.w_skid_valid.q.val() {
                 self.w_hold.d.next = self.w_skid.q.val();
@@ -348,12 +343,12 @@ impl Logic for Sha1Engine {
                 self.w_hold_valid.d.next = false;
             }
         }
-        if self.word_valid.val() & self.word_ready.val() {
+        if self.page.valid.val() & self.page.ready.val() {
             if !self.w_hold_valid.q.val() | self.take_word.val() {
-                self.w_hold.d.next = self.word_in.val();
+                self.w_hold.d.next = self.page.word.val();
                 self.w_hold_valid.d.next = true;
             } else {
-                self.w_skid.d.next = self.word_in.val();
+                self.w_skid.d.next = self.page.word.val();
                 self.w_skid_valid.d.next = true;
             }
         }

@@ -2,7 +2,7 @@
 //! digests returned in page order.
 //!
 //! Ports: the same contract as [`Sha1Engine`](super::engine::Sha1Engine)
-//! (`clock`, `reset`, `word_in`/`word_valid`/`word_ready`, 1,024 words a page,
+//! (`clock`, `reset`, the page stream `page`, 1,024 words a page,
 //! `digest`/`digest_valid`/`digest_ready`).
 //!
 //! Page `n` goes to lane `n mod L`; digests are collected from the lanes in the
@@ -22,11 +22,12 @@
 //! meanwhile. A consumer that takes digests within 74 cycles of their
 //! appearance therefore never slows the hasher down.
 //!
-//! `word_ready` is low while `reset` is high. `reset` also empties the lane
-//! FIFOs: `word_ready` stays low while they drain, `2^FB + 3` cycles after
+//! `page.ready` is low while `reset` is high. `reset` also empties the lane
+//! FIFOs: `page.ready` stays low while they drain, `2^FB + 3` cycles after
 //! `reset` falls (7 cycles without FIFOs, where the same sequence holds the
 //! engine in reset).
 use super::engine::Sha1Engine;
+use crate::ports::PageWordSink;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -35,12 +36,8 @@ pub struct Sha1Hasher<const L: usize, const NB: usize, const FB: usize, const FB
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Next word of the page stream (big-endian bytes).
-    pub word_in: Signal<In, Bits<32>>,
-    /// `word_in` holds a word.
-    pub word_valid: Signal<In, Bit>,
-    /// The hasher takes `word_in` on this clock if `word_valid`.
-    pub word_ready: Signal<Out, Bit>,
+    /// The page stream (big-endian words; a word moves when `valid & ready`).
+    pub page: PageWordSink,
     /// Digest of the oldest page not yet returned, `H0` in the top bits.
     pub digest: Signal<Out, Bits<160>>,
     /// `digest` is valid.
@@ -79,9 +76,7 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Defaul
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            word_in: Default::default(),
-            word_valid: Default::default(),
-            word_ready: Default::default(),
+            page: Default::default(),
             digest: Default::default(),
             digest_valid: Default::default(),
             digest_ready: Default::default(),
@@ -119,17 +114,17 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
             flush_count
         );
         self.engine_reset.d.next = self.reset.val() | self.flushing.q.val();
-        self.word_ready.next = false;
+        self.page.ready.next = false;
         self.digest.next = 0.into();
         self.digest_valid.next = false;
         for i in 0..L {
             self.engines[i].clock.next = self.clock.val();
             self.engines[i].reset.next = self.engine_reset.q.val();
             // The stream goes straight to the lane unless it has a FIFO (below).
-            self.engines[i].word_in.next = self.word_in.val();
-            self.engines[i].word_valid.next = self.word_valid.val() & !self.flushing.q.val();
+            self.engines[i].page.word.next = self.page.word.val();
+            self.engines[i].page.valid.next = self.page.valid.val() & !self.flushing.q.val();
             if self.one_lane.val() | self.write_sel.q.val().get_bit(i) {
-                self.word_ready.next = self.engines[i].word_ready.val() & !self.flushing.q.val() & !self.reset.val();
+                self.page.ready.next = self.engines[i].page.ready.val() & !self.flushing.q.val() & !self.reset.val();
             }
             // Lane output, collected round-robin.
             self.engines[i].digest_ready.next = false;
@@ -142,18 +137,18 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize> Logic 
         for i in 0..NB {
             // Lane input through its FIFO, drained without a consumer while flushing.
             self.buffers[i].clock.next = self.clock.val();
-            self.buffers[i].data_in.next = self.word_in.val();
+            self.buffers[i].data_in.next = self.page.word.val();
             self.buffers[i].write.next = false;
-            self.engines[i].word_in.next = self.buffers[i].data_out.val();
-            self.engines[i].word_valid.next = !self.buffers[i].empty.val() & !self.flushing.q.val();
+            self.engines[i].page.word.next = self.buffers[i].data_out.val();
+            self.engines[i].page.valid.next = !self.buffers[i].empty.val() & !self.flushing.q.val();
             self.buffers[i].read.next =
-                !self.buffers[i].empty.val() & (self.engines[i].word_ready.val() | self.flushing.q.val());
+                !self.buffers[i].empty.val() & (self.engines[i].page.ready.val() | self.flushing.q.val());
             if self.one_lane.val() | self.write_sel.q.val().get_bit(i) {
-                self.word_ready.next = !self.buffers[i].full.val() & !self.flushing.q.val() & !self.reset.val();
-                self.buffers[i].write.next = self.word_valid.val() & self.word_ready.val();
+                self.page.ready.next = !self.buffers[i].full.val() & !self.flushing.q.val() & !self.reset.val();
+                self.buffers[i].write.next = self.page.valid.val() & self.page.ready.val();
             }
         }
-        if self.word_valid.val() & self.word_ready.val() {
+        if self.page.valid.val() & self.page.ready.val() {
             self.word_count.d.next = self.word_count.q.val() + 1;
             if self.word_count.q.val() == 1023 {
                 if self.write_lane.q.val() == self.last_lane.val() {

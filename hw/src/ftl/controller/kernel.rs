@@ -90,11 +90,11 @@ impl Logic for FtlController {
         self.counters.sel.next = self.stat_sel.q.val();
 
         // --- The geometry, from the `cfg_*` ports ----------------------------------
-        self.ppb.next = self.one16.val() << self.cfg_page_bits.val();
-        self.bpd_m1.next = (self.one16.val() << self.cfg_block_bits.val()) - 1;
-        self.dev_m1.next = bit_cast::<3, BLOCK_BITS>((self.one16.val() << self.cfg_dev_bits.val()) - 1);
-        self.usable.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.bpd_m1.val() + 1 - self.cfg_reserve.val())
-            << self.cfg_page_bits.val();
+        self.ppb.next = self.one16.val() << self.cfg.page_bits.val();
+        self.bpd_m1.next = (self.one16.val() << self.cfg.block_bits.val()) - 1;
+        self.dev_m1.next = bit_cast::<3, BLOCK_BITS>((self.one16.val() << self.cfg.dev_bits.val()) - 1);
+        self.usable.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.bpd_m1.val() + 1 - self.cfg.reserve.val())
+            << self.cfg.page_bits.val();
         // An LPA's home device is `lpa mod devices`; its blocks are `{home, b}`.
         self.home.next = bit_cast::<3, ADDR_BITS>(self.lpa.q.val()) & self.dev_m1.val();
         self.home_base.next = bit_cast::<BLOCK_BITS, 3>(self.home.val()) << self.block_field.val();
@@ -103,15 +103,15 @@ impl Logic for FtlController {
         self.cur_ppa.next = (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_open.q.val()) << self.page_field.val())
             | bit_cast::<ADDR_BITS, BLOCK_BITS>(self.dev_written.q.val());
         self.ppb_m1.next = self.ppb.val() - 1;
-        self.lpa_m1.next = self.cfg_lpas.val() - 1;
+        self.lpa_m1.next = self.cfg.lpas.val() - 1;
         self.smear1.next = self.lpa_m1.val() | (self.lpa_m1.val() >> 1);
         self.smear2.next = self.smear1.val() | (self.smear1.val() >> 2);
         self.smear4.next = self.smear2.val() | (self.smear2.val() >> 4);
         self.smear8.next = self.smear4.val() | (self.smear4.val() >> 8);
         self.lpa_mask.next = self.smear8.val() | (self.smear8.val() >> 16);
-        self.pages_log2.next = bit_cast::<8, 2>(self.cfg_dev_bits.val())
-            + bit_cast::<8, 4>(self.cfg_block_bits.val())
-            + bit_cast::<8, 4>(self.cfg_page_bits.val());
+        self.pages_log2.next = bit_cast::<8, 2>(self.cfg.dev_bits.val())
+            + bit_cast::<8, 4>(self.cfg.block_bits.val())
+            + bit_cast::<8, 4>(self.cfg.page_bits.val());
         self.pid_mask.next = bit_cast::<ADDR_BITS, 32>((self.one32.val() << self.pages_log2.val()) - 1);
         self.count_mask.next = bit_cast::<ADDR_BITS, 32>((self.one32.val() << (self.pages_log2.val() + 1)) - 1);
         self.gblock_mask.next =
@@ -127,7 +127,7 @@ impl Logic for FtlController {
             (bit_cast::<ADDR_BITS, BLOCK_BITS>(self.victim.q.val()) << self.page_field.val()) & self.ppa_mask.val();
 
         // --- The word just read, by field ------------------------------------------------
-        self.rdata.next = self.mem_rsp_rdata.val();
+        self.rdata.next = self.mem.rsp_rdata.val();
         self.rd_mapped.next = self.rdata.val().get_bit(self.f_l2p_mapped.val().index());
         self.rd_l2p_pid.next =
             self.rdata.val().get_bits::<W_L2P_PID>(self.f_l2p_pid.val().index()) & self.pid_mask.val();
@@ -156,30 +156,31 @@ impl Logic for FtlController {
             & (self.rd_page_entry.val() == self.entry.q.val());
 
         // --- Defaults ------------------------------------------------------------------
-        self.cmd_ready.next = false;
-        self.rsp_valid.next = false;
-        self.rsp_tag.next = self.tag.q.val();
-        self.rsp_status.next = self.status.q.val();
-        self.rsp_value.next = self.value.q.val();
-        self.rsp_flags.next = self.flags.q.val();
-        self.mv_valid.next = false;
-        self.mv_from.next = self.cursor.q.val();
-        self.mv_to.next = self.prog_ppa.q.val();
+        self.cmd.ready.next = false;
+        self.rsp.valid.next = false;
+        self.rsp.tag.next = self.tag.q.val();
+        self.rsp.status.next = self.status.q.val();
+        self.rsp.value.next = self.value.q.val();
+        self.rsp.flags.next = self.flags.q.val();
+        self.mv.valid.next = false;
+        self.mv.from.next = self.cursor.q.val();
+        self.mv.to.next = self.prog_ppa.q.val();
         self.idx_reset.next = self.idx_reset_r.q.val();
         self.idx_reset_r.d.next = false;
         self.cleaned.next = false;
         self.idle.next = false;
-        self.idx_cmd_valid.next = false;
-        self.idx_cmd_op.next = self.idx_put.val();
+        self.idx_cmd.valid.next = false;
+        self.idx_cmd.op.next = self.idx_put.val();
         // The key: the fingerprint, with the home device in its top three
         // bits in device-local mode.
-        self.idx_cmd_fp.next = self.cmd_fp.val();
-        if !self.cfg_array_wide.val() {
-            self.idx_cmd_fp.next = self.cmd_fp.val() ^ (bit_cast::<160, 3>(self.home.val()) << self.key_home_at.val());
+        self.idx_cmd.fp.next = self.cmd.fp.val();
+        if !self.cfg.array_wide.val() {
+            self.idx_cmd.fp.next = self.cmd.fp.val() ^ (bit_cast::<160, 3>(self.home.val()) << self.key_home_at.val());
         }
-        self.idx_cmd_entry.next = self.entry.q.val();
-        self.idx_rsp_ready.next = false;
-        self.done.next = self.pending.q.val() & self.mem_rsp_valid.val();
+        self.idx_cmd.entry.next = self.entry.q.val();
+        self.idx_cmd.tag.next = 0.into();
+        self.idx_rsp.ready.next = false;
+        self.done.next = self.pending.q.val() & self.mem.rsp_valid.val();
         self.judge.d.next = false;
         self.ev.next = false;
         self.ev_id.next = 0.into();
@@ -230,7 +231,7 @@ impl Logic for FtlController {
         if self.request_stage.val() {
             self.req_ok.next = self.rq_valid.q.val();
         }
-        self.req_taken.next = self.mem_req_ready.val() & self.req_ok.val();
+        self.req_taken.next = self.mem.req_ready.val() & self.req_ok.val();
 
         // Read-modify-write states read their word, then write it back with
         // some fields changed: the read until it is answered, the write
@@ -332,7 +333,7 @@ impl Logic for FtlController {
                 }
             }
             State::InitIndex => {
-                if self.idx_cmd_ready.val() {
+                if self.idx_cmd.ready.val() {
                     self.state.d.next = State::Idle;
                     if self.resetting.q.val() {
                         self.resetting.d.next = false;
@@ -345,13 +346,13 @@ impl Logic for FtlController {
             // --- Waiting, deciding, answering --------------------------------------------
             State::Idle => {
                 self.idle.next = self.cleaner_hold.val() | !self.backlog.q.val();
-                if self.cmd_valid.val() {
-                    self.op.d.next = self.cmd_op.val();
-                    self.tag.d.next = self.cmd_tag.val();
-                    self.lpa.d.next = self.cmd_lpa.val() & self.lpa_mask.val();
-                    self.lpa_ok.d.next = self.cmd_lpa.val() < self.cfg_lpas.val();
-                    self.stat_sel.d.next = bit_cast::<4, ADDR_BITS>(self.cmd_lpa.val());
-                    self.stat_ok.d.next = self.cmd_lpa.val() < self.stats.val();
+                if self.cmd.valid.val() {
+                    self.op.d.next = self.cmd.op.val();
+                    self.tag.d.next = self.cmd.tag.val();
+                    self.lpa.d.next = self.cmd.lpa.val() & self.lpa_mask.val();
+                    self.lpa_ok.d.next = self.cmd.lpa.val() < self.cfg.lpas.val();
+                    self.stat_sel.d.next = bit_cast::<4, ADDR_BITS>(self.cmd.lpa.val());
+                    self.stat_ok.d.next = self.cmd.lpa.val() < self.stats.val();
                     self.state.d.next = State::Decode;
                 } else if self.backlog.q.val() & !self.cleaner_hold.val() {
                     self.syncing.d.next = false;
@@ -360,7 +361,7 @@ impl Logic for FtlController {
             }
             State::Decode => {
                 // Taken now, but for a write (taken once the index has its key).
-                self.cmd_ready.next = true;
+                self.cmd.ready.next = true;
                 self.value.d.next = 0.into();
                 self.flags.d.next = 0.into();
                 self.old_valid.d.next = false;
@@ -373,7 +374,7 @@ impl Logic for FtlController {
                     if !self.lpa_ok.q.val() {
                         self.status.d.next = self.st_range.val();
                     } else if self.op.q.val() < self.op_write_unique.val() {
-                        self.cmd_ready.next = false;
+                        self.cmd.ready.next = false;
                         self.state.d.next = State::Put;
                     } else if self.op.q.val() == self.op_write_unique.val() {
                         self.state.d.next = State::WReadL2p;
@@ -405,8 +406,8 @@ impl Logic for FtlController {
                 }
             }
             State::Respond => {
-                self.rsp_valid.next = true;
-                if self.rsp_ready.val() {
+                self.rsp.valid.next = true;
+                if self.rsp.ready.val() {
                     // `Writes` was counted as the write was decided.
                     if self.status.q.val() >= self.st_first_error.val() {
                         self.ev.next = true;
@@ -433,9 +434,9 @@ impl Logic for FtlController {
 
             // --- WRITE_FP / WRITE_UNIQUE ---------------------------------------------------
             State::Put => {
-                self.idx_cmd_valid.next = true;
-                if self.idx_cmd_ready.val() {
-                    self.cmd_ready.next = true;
+                self.idx_cmd.valid.next = true;
+                if self.idx_cmd.ready.val() {
+                    self.cmd.ready.next = true;
                     self.state.d.next = State::WReadL2p;
                 }
             }
@@ -471,13 +472,13 @@ impl Logic for FtlController {
                 }
             }
             State::WPutWait => {
-                self.idx_rsp_ready.next = true;
-                if self.idx_rsp_valid.val() {
-                    self.entry.d.next = self.idx_rsp_entry.val() & self.entry_mask.val();
-                    if self.idx_rsp_status.val() == self.idx_new.val() {
+                self.idx_rsp.ready.next = true;
+                if self.idx_rsp.valid.val() {
+                    self.entry.d.next = self.idx_rsp.entry.val() & self.entry_mask.val();
+                    if self.idx_rsp.status.val() == self.idx_new.val() {
                         self.has_entry.d.next = true;
                         self.state.d.next = State::WRoom;
-                    } else if self.idx_rsp_status.val() == self.idx_found.val() {
+                    } else if self.idx_rsp.status.val() == self.idx_found.val() {
                         self.state.d.next = State::WReadEntry;
                     } else {
                         self.flags.d.next = self.fl_index_full.val();
@@ -512,7 +513,7 @@ impl Logic for FtlController {
                     // registers a verdict sets are set there).
                     if !self.hit_live.val() {
                         self.state.d.next = State::WStaleHit;
-                    } else if self.rd_rc.val() >= self.cfg_refcount_max.val() {
+                    } else if self.rd_rc.val() >= self.cfg.refcount_max.val() {
                         self.state.d.next = State::WSaturatedHit;
                     } else {
                         self.state.d.next = State::WWriteHit;
@@ -700,7 +701,7 @@ impl Logic for FtlController {
             State::FCheck => {
                 // The open block is full and only the reserve is left: collect.
                 self.state.d.next = State::PStart;
-                if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg_reserve.val()) {
+                if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg.reserve.val()) {
                     self.state.d.next = State::GScan;
                 }
             }
@@ -901,8 +902,8 @@ impl Logic for FtlController {
                 }
             }
             State::GMove => {
-                self.mv_valid.next = true;
-                if self.mv_ready.val() {
+                self.mv.valid.next = true;
+                if self.mv.ready.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_relocations.val();
                     self.state.d.next = State::GNext;
@@ -1164,15 +1165,15 @@ impl Logic for FtlController {
                 }
             }
             State::CDeref => {
-                self.idx_cmd_valid.next = true;
-                self.idx_cmd_op.next = self.idx_deref_entry.val();
-                if self.idx_cmd_ready.val() {
+                self.idx_cmd.valid.next = true;
+                self.idx_cmd.op.next = self.idx_deref_entry.val();
+                if self.idx_cmd.ready.val() {
                     self.state.d.next = State::CDerefWait;
                 }
             }
             State::CDerefWait => {
-                self.idx_rsp_ready.next = true;
-                if self.idx_rsp_valid.val() {
+                self.idx_rsp.ready.next = true;
+                if self.idx_rsp.valid.val() {
                     self.ev.next = true;
                     self.ev_id.next = self.ev_cleaned.val();
                     self.state.d.next = State::CDone;
@@ -1308,7 +1309,7 @@ impl Logic for FtlController {
                 )
             }
         }
-        self.mem_req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.u_region.val()) << self.region_at.val())
+        self.mem.req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.u_region.val()) << self.region_at.val())
             | bit_cast::<MEM_ADDR_BITS, ADDR_BITS>(self.index_value.val());
 
         // --- The word to write: the field at bit 0, then the region's others --------------
@@ -1368,7 +1369,7 @@ impl Logic for FtlController {
                 | (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_written.q.val()) << self.f_dev_written.val())
                 | (bit_cast::<MEM_DATA_BITS, BLOCK_BITS>(self.dev_free.q.val()) << self.f_dev_free.val());
         }
-        self.mem_req_wdata.next = self.part_mapped.val()
+        self.mem.req_wdata.next = self.part_mapped.val()
             | self.part_page.val()
             | self.part_entry.val()
             | self.part_blk.val()
@@ -1376,9 +1377,9 @@ impl Logic for FtlController {
             | bit_cast::<MEM_DATA_BITS, LOW_BITS>(self.low_value.val());
 
         // --- The memory port: one request outstanding ---------------------------------------
-        self.mem_req_valid.next = self.u_valid.val();
-        self.mem_req_write.next = self.u_write.val();
-        if self.u_valid.val() & !self.u_write.val() & self.mem_req_ready.val() {
+        self.mem.req_valid.next = self.u_valid.val();
+        self.mem.req_write.next = self.u_write.val();
+        if self.u_valid.val() & !self.u_write.val() & self.mem.req_ready.val() {
             self.pending.d.next = true;
         }
         if self.done.val() {

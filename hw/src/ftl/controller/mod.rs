@@ -6,7 +6,7 @@
 //! [`super::model::CoreModel`] is its golden model, together with the index.
 //!
 //! Ports (all handshakes are `valid & ready` on a rising clock edge):
-//! - `cfg_*`: the geometry (log2 of devices, blocks per device and pages per
+//! - `cfg`: the geometry (log2 of devices, blocks per device and pages per
 //!   block), the reserve of free blocks per device (at least 1), the number
 //!   of LPAs (at least 1), array-wide dedup and the reference-count limit
 //!   (at least 1). They are used as they come (a board ties them to
@@ -15,19 +15,19 @@
 //!   victim (a write is refused first when its device holds its usable
 //!   pages); the `device full` answer after a fruitless GC scan is only for
 //!   an invalid one.
-//! - `cmd_*`: a command (op, tag, lpa, fp), offered until `cmd_ready` takes
+//! - `cmd`: a command (op, tag, lpa, fp), offered until `cmd.ready` takes
 //!   it; it must not change while offered. The controller reads op, tag and
 //!   lpa as soon as it is idle, and takes the command once it needs nothing
 //!   more of it: a write once the index has accepted its key (the
-//!   fingerprint, read from `cmd_fp` while it is offered), anything else at
+//!   fingerprint, read from `cmd.fp` while it is offered), anything else at
 //!   once. So the fingerprint is never copied: it stays in the offering slot.
-//! - `rsp_*`: the command's one response, held until taken.
-//! - `mv_*`: each relocation garbage collection makes (`from` -> `to`), held
+//! - `rsp`: the command's one response, held until taken.
+//! - `mv`: each relocation garbage collection makes (`from` -> `to`), held
 //!   until taken, before the response of the write that caused it.
-//! - `idx_*`: the fingerprint index's command and response ports, one command
-//!   at a time; `idx_reset` is a one-clock pulse on `RESET`, for the index's
-//!   reset input (together with the core's).
-//! - `mem_*`: the FTL memory, 64-bit words, address `{region, index}`. It
+//! - `idx_cmd`, `idx_rsp`: the fingerprint index's command and response
+//!   ports, one command at a time (tag 0); `idx_reset` is a one-clock pulse
+//!   on `RESET`, for the index's reset input (together with the core's).
+//! - `mem`: the FTL memory, 64-bit words, address `{region, index}`. It
 //!   must apply requests in order and answer each read, in order, at least
 //!   one clock after accepting it; the controller has one request
 //!   outstanding at a time.
@@ -72,6 +72,9 @@ use super::layout::{self, blk, dev, entry, l2p, page, pids, rev, stale, Field, R
 use super::{flag, Op, Stat, Status, ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS, VERSION_BITS};
 use crate::index::{CMD_TAG_BITS, ENTRY_BITS};
 use crate::logic_block;
+use crate::ports::{
+    FtlCommandSink, FtlMemController, FtlResponseSource, FtlSettings, IndexCommandSource, IndexResponseSink, MoveSource,
+};
 use crate::state_reg::OneHotState;
 use rust_hdl::prelude::*;
 
@@ -266,52 +269,20 @@ logic_block! {
         pub clock: Signal<In, Clock>,
         pub reset: Signal<In, Bit>,
 
-        pub cfg_dev_bits: Signal<In, Bits<2>>,
-        pub cfg_block_bits: Signal<In, Bits<4>>,
-        pub cfg_page_bits: Signal<In, Bits<4>>,
-        pub cfg_reserve: Signal<In, Bits<BLOCK_BITS>>,
-        pub cfg_lpas: Signal<In, Bits<ADDR_BITS>>,
-        pub cfg_array_wide: Signal<In, Bit>,
-        pub cfg_refcount_max: Signal<In, Bits<REFCOUNT_BITS>>,
+        pub cfg: FtlSettings,
 
-        pub cmd_valid: Signal<In, Bit>,
-        pub cmd_ready: Signal<Out, Bit>,
-        pub cmd_op: Signal<In, Bits<3>>,
-        pub cmd_tag: Signal<In, Bits<CMD_TAG_BITS>>,
-        pub cmd_lpa: Signal<In, Bits<ADDR_BITS>>,
-        pub cmd_fp: Signal<In, Bits<160>>,
+        pub cmd: FtlCommandSink,
         pub cleaner_hold: Signal<In, Bit>,
 
-        pub rsp_valid: Signal<Out, Bit>,
-        pub rsp_ready: Signal<In, Bit>,
-        pub rsp_tag: Signal<Out, Bits<CMD_TAG_BITS>>,
-        pub rsp_status: Signal<Out, Bits<4>>,
-        pub rsp_value: Signal<Out, Bits<32>>,
-        pub rsp_flags: Signal<Out, Bits<3>>,
+        pub rsp: FtlResponseSource,
 
-        pub mv_valid: Signal<Out, Bit>,
-        pub mv_ready: Signal<In, Bit>,
-        pub mv_from: Signal<Out, Bits<ADDR_BITS>>,
-        pub mv_to: Signal<Out, Bits<ADDR_BITS>>,
+        pub mv: MoveSource,
 
         pub idx_reset: Signal<Out, Bit>,
-        pub idx_cmd_valid: Signal<Out, Bit>,
-        pub idx_cmd_ready: Signal<In, Bit>,
-        pub idx_cmd_op: Signal<Out, Bits<3>>,
-        pub idx_cmd_fp: Signal<Out, Bits<160>>,
-        pub idx_cmd_entry: Signal<Out, Bits<ENTRY_BITS>>,
-        pub idx_rsp_valid: Signal<In, Bit>,
-        pub idx_rsp_ready: Signal<Out, Bit>,
-        pub idx_rsp_status: Signal<In, Bits<4>>,
-        pub idx_rsp_entry: Signal<In, Bits<ENTRY_BITS>>,
+        pub idx_cmd: IndexCommandSource,
+        pub idx_rsp: IndexResponseSink,
 
-        pub mem_req_valid: Signal<Out, Bit>,
-        pub mem_req_ready: Signal<In, Bit>,
-        pub mem_req_write: Signal<Out, Bit>,
-        pub mem_req_addr: Signal<Out, Bits<MEM_ADDR_BITS>>,
-        pub mem_req_wdata: Signal<Out, Bits<MEM_DATA_BITS>>,
-        pub mem_rsp_valid: Signal<In, Bit>,
-        pub mem_rsp_rdata: Signal<In, Bits<MEM_DATA_BITS>>,
+        pub mem: FtlMemController,
 
         pub cleaned: Signal<Out, Bit>,
         pub idle: Signal<Out, Bit>,
