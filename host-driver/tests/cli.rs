@@ -643,7 +643,10 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap_or("").to_owned())
         .collect();
-    assert_eq!(names, ["fifo-4", "lock-table", "lock-wait", "uart-link", "bloom", "ftl-refcount", "fifo-8"]);
+    assert_eq!(
+        names,
+        ["fifo-4", "lock-table", "lock-wait", "uart-link", "bloom", "ftl-refcount", "ftl-refcount-staged", "fifo-8"]
+    );
 }
 
 #[test]

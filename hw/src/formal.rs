@@ -97,6 +97,14 @@ fn ftl_controller() -> String {
     top_verilog(crate::ftl::controller::FtlController::default())
 }
 
+/// The controller as the Cu builds it ([`FtlController::staged`]): every
+/// request leaves from registers a clock after its state asks.
+///
+/// [`FtlController::staged`]: crate::ftl::controller::FtlController::staged
+fn ftl_controller_staged() -> String {
+    top_verilog(crate::ftl::controller::FtlController::staged(crate::index::ENTRY_BITS))
+}
+
 /// The bit period of the UART proof: the shortest the UART accepts, so
 /// that a byte takes 40 clocks and the proof closes in a few seconds.
 const UART_PERIOD: u32 = 4;
@@ -399,6 +407,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             properties: FTL_REFCOUNT_PROPERTIES,
             params: crate::ftl::controller::FORMAL_STATES,
             max_depth: 28,
+            planted: FTL_REFCOUNT_BUGS,
+        },
+        ProofSpec {
+            name: "ftl-refcount-staged",
+            module: "FtlController with staged memory requests (the Cu's) alone: the same reference counts",
+            design: ftl_controller_staged,
+            properties: FTL_REFCOUNT_PROPERTIES,
+            params: crate::ftl::controller::FORMAL_STATES,
+            max_depth: 40,
             planted: FTL_REFCOUNT_BUGS,
         },
         ProofSpec {
