@@ -274,7 +274,9 @@ pub(super) fn hasher_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> 
 /// so its count passes 1,024 (every bit but the top one) and comes down
 /// again; then more LPAs than the flash holds, so writes are refused
 /// (`device full`, with a fresh index entry queued for the cleaner) while
-/// memory stalls. The memory
+/// memory stalls; then 256 blocks of two pages, so a device's free-block
+/// count starts with its top bits set (255) and GC runs it down and up
+/// through them. The memory
 /// answers after the seed's latency in one run and after a different one in
 /// the next, one of them at least 2 clocks, so a controller that takes a
 /// response before it comes is seen.
@@ -296,6 +298,7 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
         (geometry(8, 8, 4), 160, false, 2, second_latency),
         (geometry(1, 16, 8), 1280, true, REFCOUNT_MAX, first_latency),
         (geometry(1, 8, 4), 64, true, 3, second_latency),
+        (geometry(1, 256, 2), 320, true, 3, first_latency),
     ];
     for (run, (geometry, lpas, array_wide, refcount_max, latency)) in runs.into_iter().enumerate() {
         let setup = CoreSetup {
@@ -313,7 +316,8 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
             0 => (workload::mixed(&mut r, 700, lpas, 150, 10), None),
             1 => (workload::mixed(&mut r, 500, lpas, 150, 10), None),
             2 => (high_count_jobs(&mut r, lpas), Some(lpas as usize)),
-            _ => (workload::mixed(&mut r, 400, lpas, 300, 0), None),
+            3 => (workload::mixed(&mut r, 400, lpas, 300, 0), None),
+            _ => (workload::mixed(&mut r, 1200, lpas, 400, 10), None),
         };
         // The high-count run checks that it got there, after its first pass.
         let first_pass = first_pass.unwrap_or(jobs.len());
