@@ -604,6 +604,39 @@ pub mod workload {
         mix(rng, n, &pool, capacity, [50, 15, 15, 8, 2, 10])
     }
 
+    /// `LOOKUP`s of fingerprints never inserted: into an empty index, each
+    /// is a Bloom negative, so `n` past 1,024 carries that counter into
+    /// its eleventh bit.
+    pub fn absent_lookups(rng: &mut ChaCha8Rng, n: usize) -> Vec<Command> {
+        tag((0..n).map(|_| Command::with_fp(Op::Lookup, random_fp(rng), 0)).collect())
+    }
+
+    /// `inserts_each` INSERTs of each of `keys` fingerprints (in one
+    /// bucket, so they fill its first ways), shuffled, with a LOOKUP of one
+    /// of them after every fourth: their counts climb through every bit to
+    /// the limit ([`ditto_hw::index::REFCOUNT_MAX`]), where further INSERTs
+    /// are refused, and every hit reports the count.
+    pub fn hot_counts(rng: &mut ChaCha8Rng, keys: usize, inserts_each: usize, bucket_bits: usize) -> Vec<Command> {
+        let bucket = rng.gen_range(0..1u32 << bucket_bits);
+        let pool: Vec<_> = (0..keys)
+            .map(|_| {
+                let sig = rng.gen_range(0..1u32 << ditto_hw::index::SIG_BITS);
+                fp_with(rng, bucket, sig, bucket_bits)
+            })
+            .collect();
+        let mut inserts: Vec<Fingerprint> =
+            pool.iter().flat_map(|fp| std::iter::repeat(*fp).take(inserts_each)).collect();
+        inserts.shuffle(rng);
+        let mut commands = Vec::with_capacity(inserts.len() * 5 / 4);
+        for (i, fp) in inserts.into_iter().enumerate() {
+            commands.push(Command::with_fp(Op::Insert, fp, 0));
+            if i % 4 == 3 {
+                commands.push(Command::with_fp(Op::Lookup, pick(rng, &pool), 0));
+            }
+        }
+        tag(commands)
+    }
+
     /// INSERTs of new fingerprints only.
     pub fn all_new(rng: &mut ChaCha8Rng, n: usize) -> Vec<Command> {
         tag((0..n).map(|_| Command::with_fp(Op::Insert, random_fp(rng), 0)).collect())

@@ -209,6 +209,8 @@ fn index_workloads(mut model: Model, config: &Config, seed: u64, scale: usize) -
         let capacity = config.index_entries();
         let bb = config.index_bucket_bits;
         let phases = [
+            workload::absent_lookups(&mut r, 1100),
+            workload::hot_counts(&mut r, 4, 300, bb),
             workload::duplicate_rich(&mut r, 12 * scale, capacity),
             workload::same_fp_races(&mut r, 6 * scale),
             workload::all_new(&mut r, capacity * 5 / 4),
@@ -276,7 +278,10 @@ pub(super) fn hasher_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> 
 /// (`device full`, with a fresh index entry queued for the cleaner) while
 /// memory stalls; then 256 blocks of two pages, so a device's free-block
 /// count starts with its top bits set (255) and GC runs it down and up
-/// through them. The memory
+/// through them; last, the largest flash the controller takes (8,192
+/// blocks of 256 pages: 2^21 pages), so every bit of a page id is one the
+/// masks keep (a corrupted high bit of a small pid reads back as another
+/// page). The memory
 /// answers after the seed's latency in one run and after a different one in
 /// the next, one of them at least 2 clocks, so a controller that takes a
 /// response before it comes is seen.
@@ -299,6 +304,7 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
         (geometry(1, 16, 8), 1280, true, REFCOUNT_MAX, first_latency),
         (geometry(1, 8, 4), 64, true, 3, second_latency),
         (geometry(1, 256, 2), 320, true, 3, first_latency),
+        (geometry(1, 8192, 256), 320, true, 3, second_latency),
     ];
     for (run, (geometry, lpas, array_wide, refcount_max, latency)) in runs.into_iter().enumerate() {
         let setup = CoreSetup {
@@ -317,7 +323,8 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
             1 => (workload::mixed(&mut r, 500, lpas, 150, 10), None),
             2 => (high_count_jobs(&mut r, lpas), Some(lpas as usize)),
             3 => (workload::mixed(&mut r, 400, lpas, 300, 0), None),
-            _ => (workload::mixed(&mut r, 1200, lpas, 400, 10), None),
+            4 => (workload::mixed(&mut r, 1200, lpas, 400, 10), None),
+            _ => (workload::mixed(&mut r, 500, lpas, 150, 10), None),
         };
         // The high-count run checks that it got there, after its first pass.
         let first_pass = first_pass.unwrap_or(jobs.len());
