@@ -624,8 +624,7 @@ pub mod workload {
                 fp_with(rng, bucket, sig, bucket_bits)
             })
             .collect();
-        let mut inserts: Vec<Fingerprint> =
-            pool.iter().flat_map(|fp| std::iter::repeat(*fp).take(inserts_each)).collect();
+        let mut inserts: Vec<Fingerprint> = pool.iter().flat_map(|fp| std::iter::repeat_n(*fp, inserts_each)).collect();
         inserts.shuffle(rng);
         let mut commands = Vec::with_capacity(inserts.len() * 5 / 4);
         for (i, fp) in inserts.into_iter().enumerate() {
