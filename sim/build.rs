@@ -31,6 +31,13 @@ fn models() -> Vec<(String, String)> {
     for cfg in ditto_hw::CONFIGS {
         models.push((format!("core_{}", cfg.name), ditto_hw::config::core_verilog(cfg)));
     }
+    // The board top's widgets, each against its own model.
+    models.push(("frame_rx".to_string(), ditto_hw::verilog::top_verilog(ditto_hw::board::FrameReceiver::default())));
+    models.push(("frame_tx".to_string(), ditto_hw::verilog::top_verilog(ditto_hw::board::FrameTransmitter::default())));
+    models.push((
+        "page_assembler".to_string(),
+        ditto_hw::verilog::top_verilog(ditto_hw::board::PageAssembler::default()),
+    ));
     // The Cu's whole-core board top, built for cosimulation (a fast UART,
     // short timeouts, a small geometry), for tests through its UART pins.
     models.push((

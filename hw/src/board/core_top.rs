@@ -34,13 +34,24 @@
 //!   until the next command (a host's batch runs back to back); the next
 //!   command without it releases the hold.
 //! - The geometry (`cfg_*` of the core) is fixed by the [`BoardSetup`].
-use super::crc32::Crc32Byte;
+//!
+//! Inside: the UART ([`UartRx`], [`UartTx`]); the receive framer
+//! ([`FrameReceiver`]: frames, header and CRC checks, the receive timeout);
+//! the page assembler ([`PageAssembler`]: a `WRITE`'s page into the lane,
+//! padding and dropping); the response encoder and transmit framer
+//! ([`FrameTransmitter`]: `E`, `R` and the requests, with their CRC). This
+//! file decides what each whole frame asks for (run a command, answer it
+//! here, send a response again, complete a request), latches the core's
+//! responses, and keeps the one request to the host under way.
+use super::frame_rx::FrameReceiver;
+use super::frame_tx::{FrameTransmitter, HostRequest};
+use super::page_assembler::PageAssembler;
 use super::uart::{UartRx, UartTx};
 use crate::ftl::ditto_core::DittoCore;
 use crate::ftl::flash::Geometry;
 use crate::ftl::{MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::table::BlockRamTable;
-use crate::ports::TableController;
+use crate::ports::{PageWordSource, TableController};
 use rust_hdl::prelude::*;
 
 /// What a board top is built with: the FTL geometry and the link's timing.
@@ -120,39 +131,13 @@ pub struct CoreBoardTop<
     block_ram: BlockRamTable<WAB, MAB>,
     uart_rx: UartRx,
     uart_tx: UartTx,
+    receiver: FrameReceiver,
+    pages: PageAssembler,
+    transmitter: FrameTransmitter,
     rst_sync0: DFF<Bit>,
     rst_sync1: DFF<Bit>,
     por_count: DFF<Bits<5>>,
     reset: DFF<Bit>,
-    rx_state: DFF<Bits<4>>,
-    rx_kind: DFF<Bits<8>>,
-    rx_tag: DFF<Bits<8>>,
-    rx_len: DFF<Bits<13>>,
-    rx_count: DFF<Bits<13>>,
-    /// The CRC-32 over the frame so far (its own four bytes included, a
-    /// good frame's ends at 0).
-    rx_crc: DFF<Bits<32>>,
-    /// CRC bytes still to come after the one in hand, in state 6.
-    rx_crc_left: DFF<Bits<2>>,
-    /// The frame's last byte was taken a clock ago (its CRC is in
-    /// `rx_crc`): `rx_done` and `rx_good` follow from flip-flops.
-    rx_last: DFF<Bit>,
-    rx_shift: DFF<Bits<192>>,
-    rx_gap: DFF<Bits<24>>,
-    rx_page: DFF<Bit>,
-    rx_done: DFF<Bit>,
-    rx_good: DFF<Bit>,
-    assembly: DFF<Bits<24>>,
-    byte_in_word: DFF<Bits<2>>,
-    word: DFF<Bits<32>>,
-    word_pending: DFF<Bit>,
-    page_words: DFF<Bits<11>>,
-    /// Registered a clock after what they test changes (bytes and padded
-    /// words are clocks apart): the next page byte completes a word; the
-    /// page has all its 1,024 words.
-    word_end: DFF<Bit>,
-    page_full: DFF<Bit>,
-    page_drop: DFF<Bit>,
     cmd_go: DFF<Bit>,
     cmd_busy: DFF<Bit>,
     hold: DFF<Bit>,
@@ -172,20 +157,6 @@ pub struct CoreBoardTop<
     rsp_pending: DFF<Bit>,
     /// `local_rsp`, a clock later.
     local_rsp_r: DFF<Bit>,
-    /// Decoded a clock after what they decode is set, for the frame-end
-    /// decision (the header is complete bytes before the frame ends): the
-    /// frame is a whole page command; the next payload byte falls in the
-    /// 24-byte command (`rx_in_command`) or is the payload's last
-    /// (`rx_at_last`); its kind is `C`, `A`, `F`, `D`, `K`; its tag is that
-    /// of the last response; it answers the request.
-    page_frame: DFF<Bit>,
-    rx_in_command: DFF<Bit>,
-    rx_at_last: DFF<Bit>,
-    rx_is_c: DFF<Bit>,
-    rx_is_a: DFF<Bit>,
-    rx_is_f: DFF<Bit>,
-    rx_is_d: DFF<Bit>,
-    rx_is_k: DFF<Bit>,
     tag_again: DFF<Bit>,
     tag_answers: DFF<Bit>,
     /// The low bits of a `STATS` selector of an index counter.
@@ -195,13 +166,11 @@ pub struct CoreBoardTop<
     /// recorded a clock after it is decided).
     raise_r: DFF<Bit>,
     raise_code_r: DFF<Bits<8>>,
-    /// `rx_gap` reached the receive timeout on the last clock.
-    rx_timed_out: DFF<Bit>,
     err_pending: DFF<Bit>,
     err_code: DFF<Bits<8>>,
     err_kind: DFF<Bits<8>>,
     err_tag: DFF<Bits<8>>,
-    req_kind: DFF<Bits<3>>,
+    req_kind: DFF<HostRequest>,
     /// No request is under way (`req_kind` is 0), kept as a flip-flop of
     /// its own so the request slot's enable starts at one.
     req_idle: DFF<Bit>,
@@ -215,86 +184,24 @@ pub struct CoreBoardTop<
     req_mem_addr: DFF<Bits<MEM_ADDR_BITS>>,
     req_mem_wdata: DFF<Bits<MEM_DATA_BITS>>,
     complete: DFF<Bit>,
-    comp_kind: DFF<Bits<3>>,
+    comp_kind: DFF<HostRequest>,
     mem_rsp_next: DFF<Bit>,
     fp_rsp_next: DFF<Bit>,
-    tx_kind: DFF<Bits<8>>,
-    /// A frame is on its way out (`tx_kind` is not zero).
-    tx_busy: DFF<Bit>,
     /// A request is due and may start (see `req_go` below).
     req_go: DFF<Bit>,
-    tx_tag: DFF<Bits<8>>,
-    tx_len: DFF<Bits<5>>,
-    tx_index: DFF<Bits<5>>,
-    /// `tx_index` one-hot (bit `k` at byte `k`; bytes past 26 are CRC
-    /// bytes, which do not need it), so each byte multiplexer below is a
-    /// flat AND-OR of flip-flops, with no index decoder in front.
-    tx_at: DFF<Bits<27>>,
-    /// The CRC-32 of the frame on its way out; its four bytes leave from
-    /// the top, shifted a byte on each.
-    tx_crc: DFF<Bits<32>>,
-    tx_data: DFF<Bits<8>>,
-    /// The byte on offer moves through two stages after `tx_index` changes
-    /// (`tx_b_*`: each kind's byte at the index; `tx_pre`: the frame's
-    /// byte; `tx_data`: with the CRC put in), so the UART is offered it
-    /// three clocks later (`tx_fresh_a`, `tx_fresh_b`, `tx_fresh`).
-    tx_b_hdr: DFF<Bits<8>>,
-    tx_b_r: DFF<Bits<8>>,
-    tx_b_v: DFF<Bits<8>>,
-    tx_b_qw: DFF<Bits<8>>,
-    tx_b_w: DFF<Bits<8>>,
-    tx_b_mn: DFF<Bits<8>>,
-    tx_b_n: DFF<Bits<8>>,
-    tx_b_e: DFF<Bits<8>>,
-    tx_pre: DFF<Bits<8>>,
-    tx_fresh_a: DFF<Bit>,
-    tx_fresh_b: DFF<Bit>,
-    tx_fresh: DFF<Bit>,
-    /// `tx_index` is at one of the CRC's bytes, and at its last.
-    tx_in_crc: DFF<Bit>,
-    tx_at_crc_last: DFF<Bit>,
-    tx_is_e: DFF<Bit>,
-    tx_is_m: DFF<Bit>,
-    tx_is_n: DFF<Bit>,
-    tx_is_q: DFF<Bit>,
-    tx_is_r: DFF<Bit>,
-    tx_is_v: DFF<Bit>,
-    tx_is_w: DFF<Bit>,
-    tx_crc_at: DFF<Bits<5>>,
-    tx_crc_last_at: DFF<Bits<5>>,
-    tx_is_req: DFF<Bit>,
     heartbeat: DFF<Bits<26>>,
     responses_sent: DFF<Bits<4>>,
     framing_seen: DFF<Bit>,
     link_error_seen: DFF<Bit>,
-    rx_byte: Signal<Local, Bits<8>>,
-    rx_crc_next: Signal<Local, Bits<32>>,
-    tx_crc_next: Signal<Local, Bits<32>>,
-    /// One CRC-32 byte step each for the receiver and the transmitter.
-    rx_crc32: Crc32Byte,
-    tx_crc32: Crc32Byte,
-    /// All ones when the frame on its way out is of that kind (`q|w`, `m|n`:
-    /// either), for the byte multiplexer.
-    m_r: Signal<Local, Bits<8>>,
-    m_v: Signal<Local, Bits<8>>,
-    m_qw: Signal<Local, Bits<8>>,
-    m_mn: Signal<Local, Bits<8>>,
-    m_e: Signal<Local, Bits<8>>,
-    m_w: Signal<Local, Bits<8>>,
-    m_n: Signal<Local, Bits<8>>,
-    /// All ones at byte `k` of the frame (`tx_at` bit `k`, eight times).
-    at: [Signal<Local, Bits<8>>; 27],
-    tx_accept: Signal<Local, Bit>,
     lpa: Signal<Local, Bits<24>>,
     op: Signal<Local, Bits<8>>,
     answer_ok: Signal<Local, Bit>,
     idx_value: Signal<Local, Bits<32>>,
     raise: Signal<Local, Bit>,
     raise_code: Signal<Local, Bits<8>>,
+    /// The frame's page (if it took one) is not to be claimed.
+    drop_page: Signal<Local, Bit>,
     local_rsp: Signal<Local, Bit>,
-    hdr_page: Signal<Local, Bit>,
-    hdr_payload: Signal<Local, Bit>,
-    hdr_empty: Signal<Local, Bit>,
     k_dev_bits: Constant<Bits<2>>,
     k_block_bits: Constant<Bits<4>>,
     k_page_bits: Constant<Bits<4>>,
@@ -336,31 +243,13 @@ impl<
             block_ram: Default::default(),
             uart_rx: UartRx::new(setup.cycles_per_bit),
             uart_tx: UartTx::new(setup.cycles_per_bit),
+            receiver: Default::default(),
+            pages: Default::default(),
+            transmitter: Default::default(),
             rst_sync0: Default::default(),
             rst_sync1: Default::default(),
             por_count: Default::default(),
             reset: Default::default(),
-            rx_state: Default::default(),
-            rx_kind: Default::default(),
-            rx_tag: Default::default(),
-            rx_len: Default::default(),
-            rx_count: Default::default(),
-            rx_crc: Default::default(),
-            rx_crc_left: Default::default(),
-            rx_last: Default::default(),
-            rx_shift: Default::default(),
-            rx_gap: Default::default(),
-            rx_page: Default::default(),
-            rx_done: Default::default(),
-            rx_good: Default::default(),
-            assembly: Default::default(),
-            byte_in_word: Default::default(),
-            word: Default::default(),
-            word_pending: Default::default(),
-            page_words: Default::default(),
-            word_end: Default::default(),
-            page_full: Default::default(),
-            page_drop: Default::default(),
             cmd_go: Default::default(),
             cmd_busy: Default::default(),
             hold: Default::default(),
@@ -375,21 +264,12 @@ impl<
             lpa_hi_zero: Default::default(),
             rsp_pending: Default::default(),
             local_rsp_r: Default::default(),
-            page_frame: Default::default(),
-            rx_in_command: Default::default(),
-            rx_at_last: Default::default(),
-            rx_is_c: Default::default(),
-            rx_is_a: Default::default(),
-            rx_is_f: Default::default(),
-            rx_is_d: Default::default(),
-            rx_is_k: Default::default(),
             tag_again: Default::default(),
             tag_answers: Default::default(),
             idx_sel: Default::default(),
             clean_count: Default::default(),
             raise_r: Default::default(),
             raise_code_r: Default::default(),
-            rx_timed_out: Default::default(),
             err_pending: Default::default(),
             err_code: Default::default(),
             err_kind: Default::default(),
@@ -406,67 +286,19 @@ impl<
             comp_kind: Default::default(),
             mem_rsp_next: Default::default(),
             fp_rsp_next: Default::default(),
-            tx_kind: Default::default(),
-            tx_busy: Default::default(),
             req_go: Default::default(),
-            tx_tag: Default::default(),
-            tx_len: Default::default(),
-            tx_index: Default::default(),
-            tx_at: Default::default(),
-            tx_crc: Default::default(),
-            tx_data: Default::default(),
-            tx_b_hdr: Default::default(),
-            tx_b_r: Default::default(),
-            tx_b_v: Default::default(),
-            tx_b_qw: Default::default(),
-            tx_b_w: Default::default(),
-            tx_b_mn: Default::default(),
-            tx_b_n: Default::default(),
-            tx_b_e: Default::default(),
-            tx_pre: Default::default(),
-            tx_fresh_a: Default::default(),
-            tx_fresh_b: Default::default(),
-            tx_fresh: Default::default(),
-            tx_in_crc: Default::default(),
-            tx_at_crc_last: Default::default(),
-            tx_is_e: Default::default(),
-            tx_is_m: Default::default(),
-            tx_is_n: Default::default(),
-            tx_is_q: Default::default(),
-            tx_is_r: Default::default(),
-            tx_is_v: Default::default(),
-            tx_is_w: Default::default(),
-            tx_crc_at: Default::default(),
-            tx_crc_last_at: Default::default(),
-            tx_is_req: Default::default(),
             heartbeat: Default::default(),
             responses_sent: Default::default(),
             framing_seen: Default::default(),
             link_error_seen: Default::default(),
-            rx_byte: Default::default(),
-            rx_crc_next: Default::default(),
-            tx_crc_next: Default::default(),
-            rx_crc32: Default::default(),
-            tx_crc32: Default::default(),
-            m_r: Default::default(),
-            m_v: Default::default(),
-            m_qw: Default::default(),
-            m_mn: Default::default(),
-            m_e: Default::default(),
-            m_w: Default::default(),
-            m_n: Default::default(),
-            at: Default::default(),
-            tx_accept: Default::default(),
             lpa: Default::default(),
             op: Default::default(),
             answer_ok: Default::default(),
             idx_value: Default::default(),
             raise: Default::default(),
             raise_code: Default::default(),
+            drop_page: Default::default(),
             local_rsp: Default::default(),
-            hdr_page: Default::default(),
-            hdr_payload: Default::default(),
-            hdr_empty: Default::default(),
             k_dev_bits: Constant::new(bits::<2>(BoardSetup::log2(g.devices, "devices"))),
             k_block_bits: Constant::new(bits::<4>(BoardSetup::log2(g.blocks_per_device, "blocks per device"))),
             k_page_bits: Constant::new(bits::<4>(BoardSetup::log2(g.pages_per_block, "pages per block"))),
@@ -501,27 +333,6 @@ impl<
             rst_sync1,
             por_count,
             reset,
-            rx_state,
-            rx_kind,
-            rx_tag,
-            rx_len,
-            rx_count,
-            rx_crc,
-            rx_crc_left,
-            rx_last,
-            rx_shift,
-            rx_gap,
-            rx_page,
-            rx_done,
-            rx_good,
-            assembly,
-            byte_in_word,
-            word,
-            word_pending,
-            page_words,
-            word_end,
-            page_full,
-            page_drop,
             cmd_go,
             cmd_busy,
             hold,
@@ -536,21 +347,12 @@ impl<
             lpa_hi_zero,
             rsp_pending,
             local_rsp_r,
-            page_frame,
-            rx_in_command,
-            rx_at_last,
-            rx_is_c,
-            rx_is_a,
-            rx_is_f,
-            rx_is_d,
-            rx_is_k,
             tag_again,
             tag_answers,
             idx_sel,
             clean_count,
             raise_r,
             raise_code_r,
-            rx_timed_out,
             err_pending,
             err_code,
             err_kind,
@@ -567,45 +369,13 @@ impl<
             comp_kind,
             mem_rsp_next,
             fp_rsp_next,
-            tx_kind,
-            tx_busy,
             req_go,
-            tx_tag,
-            tx_len,
-            tx_index,
-            tx_at,
-            tx_crc,
-            tx_data,
-            tx_b_hdr,
-            tx_b_r,
-            tx_b_v,
-            tx_b_qw,
-            tx_b_w,
-            tx_b_mn,
-            tx_b_n,
-            tx_b_e,
-            tx_pre,
-            tx_fresh_a,
-            tx_fresh_b,
-            tx_fresh,
-            tx_in_crc,
-            tx_at_crc_last,
-            tx_is_e,
-            tx_is_m,
-            tx_is_n,
-            tx_is_q,
-            tx_is_r,
-            tx_is_v,
-            tx_is_w,
-            tx_crc_at,
-            tx_crc_last_at,
-            tx_is_req,
             heartbeat,
             responses_sent,
             framing_seen,
             link_error_seen
         );
-        clock!(self, clock, core, block_ram, uart_rx, uart_tx);
+        clock!(self, clock, core, block_ram, uart_rx, uart_tx, receiver, pages, transmitter);
         // Reset: power-on (flip-flops start at zero) or the button, synchronized.
         self.rst_sync0.d.next = self.rst_n.val();
         self.rst_sync1.d.next = self.rst_sync0.q.val();
@@ -616,6 +386,9 @@ impl<
         self.core.reset.next = self.reset.q.val();
         self.uart_rx.reset.next = self.reset.q.val();
         self.uart_tx.reset.next = self.reset.q.val();
+        self.receiver.reset.next = self.reset.q.val();
+        self.pages.reset.next = self.reset.q.val();
+        self.transmitter.reset.next = self.reset.q.val();
 
         // --- The core: fixed geometry, the table in block RAM ---------------
         self.core.cleaner_hold.next = self.hold.q.val();
@@ -631,28 +404,23 @@ impl<
         TableController::join(&mut self.core.tbl, &mut self.block_ram.port);
 
         // Commands, pages and answers from the receiver.
-        self.op.next = self.rx_shift.q.val().get_bits::<8>(184);
-        self.lpa.next = self.rx_shift.q.val().get_bits::<24>(160);
+        self.op.next = self.receiver.payload.val().get_bits::<8>(184);
+        self.lpa.next = self.receiver.payload.val().get_bits::<24>(160);
         self.core.cmd.valid.next = self.cmd_go.q.val();
-        self.core.cmd.op.next = self.rx_shift.q.val().get_bits::<3>(184);
-        self.core.cmd.tag.next = self.rx_tag.q.val();
+        self.core.cmd.op.next = self.receiver.payload.val().get_bits::<3>(184);
+        self.core.cmd.tag.next = self.receiver.tag.val();
         self.core.cmd.lpa.next = self.lpa.val();
-        self.core.cmd.fp.next = self.rx_shift.q.val().get_bits::<160>(0);
+        self.core.cmd.fp.next = self.receiver.payload.val().get_bits::<160>(0);
         if self.cmd_go.q.val() & self.core.cmd.ready.val() {
             self.cmd_go.d.next = false;
         }
-        self.core.page.word.next = self.word.q.val();
-        self.core.page.valid.next = self.word_pending.q.val();
-        if self.word_pending.q.val() & self.core.page.ready.val() {
-            self.word_pending.d.next = false;
-        }
-        self.page_drop.d.next = false;
-        self.core.page_drop.next = self.page_drop.q.val();
+        PageWordSource::join(&mut self.pages.page, &mut self.core.page);
+        self.core.page_drop.next = self.pages.page_drop.val();
         self.core.mem.rsp_valid.next = self.mem_rsp_next.q.val();
-        self.core.mem.rsp_rdata.next = self.rx_shift.q.val().get_bits::<64>(0);
+        self.core.mem.rsp_rdata.next = self.receiver.payload.val().get_bits::<64>(0);
         self.core.fp.rsp_valid.next = self.fp_rsp_next.q.val();
         self.core.fp.rsp_tag.next = self.req_fp_tag.q.val();
-        self.core.fp.rsp_rdata.next = self.rx_shift.q.val().get_bits::<160>(0);
+        self.core.fp.rsp_rdata.next = self.receiver.payload.val().get_bits::<160>(0);
 
         // The index's counters, read by STATS selectors 12..17.
         self.idx_sel.d.next = self.lpa.val().get_bits::<5>(0);
@@ -687,205 +455,72 @@ impl<
             self.cmd_busy.d.next = false;
         }
 
-        // --- Receiver -------------------------------------------------------
-        // An error frame to send (`raise`), and a response the top gives
+        // --- Receiver: frames from the UART's bytes, pages into the lanes ---
+        // An error frame to send (`raise`: the receiver's, or a decision's
+        // below, which comes later and wins), and a response the top gives
         // itself (`local_rsp`): each recorded once, below.
-        self.raise.next = false;
-        self.raise_code.next = 0.into();
-        self.local_rsp.next = false;
-        // States: 0 hunt, 1 kind, 2 tag, 3 length high, 4 length low,
-        // 5 payload, 6 the CRC's first three bytes, 7 its last, 8 padding an
-        // abandoned page.
-        self.rx_byte.next = self.uart_rx.data.val();
         self.uart_rx.rx.next = self.usb_rx.val();
         if self.uart_rx.framing_error.val() {
             self.framing_seen.d.next = true;
         }
-        // CRC-32/MPEG-2, one byte per step (the CRC's own bytes too).
-        self.rx_crc32.crc.next = self.rx_crc.q.val();
-        self.rx_crc32.data_in.next = self.rx_byte.val();
-        self.rx_crc_next.next = self.rx_crc32.crc_out.val();
-        // A frame's last byte: done a clock later, its CRC from flip-flops.
-        self.rx_last.d.next = false;
-        self.rx_good.d.next = self.rx_crc.q.val() == 0;
-        if self.rx_state.q.val() != 6 {
-            self.rx_crc_left.d.next = 2.into();
-        }
-        self.page_frame.d.next = self.rx_len.q.val() == 4120;
-        self.word_end.d.next = self.byte_in_word.q.val() == 3;
-        self.page_full.d.next = self.page_words.q.val() == 1024;
-        // Where the next payload byte falls (registered: bytes are many
-        // clocks apart): in the 24-byte command, and the payload's last.
-        self.rx_in_command.d.next = self.rx_count.q.val() < 24;
-        self.rx_at_last.d.next = (self.rx_count.q.val() + 1) == self.rx_len.q.val();
-        self.rx_is_c.d.next = self.rx_kind.q.val() == 0x43;
-        self.rx_is_a.d.next = self.rx_kind.q.val() == 0x41;
-        self.rx_is_f.d.next = self.rx_kind.q.val() == 0x46;
-        self.rx_is_d.d.next = self.rx_kind.q.val() == 0x44;
-        self.rx_is_k.d.next = self.rx_kind.q.val() == 0x4b;
-        self.tag_again.d.next = self.r_ever.q.val() & (self.rx_tag.q.val() == self.r_tag.q.val());
-        self.tag_answers.d.next = self.rx_tag.q.val() == self.seq.q.val();
-        // The header's last byte is on `rx_byte`: is the length the kind's?
-        self.hdr_page.next = self.rx_is_c.q.val() & (self.rx_len.q.val() == 0x1000) & (self.rx_byte.val() == 0x18);
-        self.hdr_payload.next = self.hdr_page.val()
-            | ((self.rx_len.q.val() == 0)
-                & ((self.rx_is_c.q.val() & (self.rx_byte.val() == 24))
-                    | (self.rx_is_f.q.val() & (self.rx_byte.val() == 20))
-                    | (self.rx_is_d.q.val() & (self.rx_byte.val() == 8))));
-        self.hdr_empty.next =
-            (self.rx_is_k.q.val() | self.rx_is_a.q.val()) & (self.rx_len.q.val() == 0) & (self.rx_byte.val() == 0);
-        self.rx_done.d.next = self.rx_last.q.val();
-        if (self.rx_state.q.val() == 0) | (self.rx_state.q.val() == 8) | self.uart_rx.valid.val() {
-            self.rx_gap.d.next = 0.into();
-        } else {
-            self.rx_gap.d.next = self.rx_gap.q.val() + 1;
-        }
-        if self.uart_rx.valid.val() {
-            match self.rx_state.q.val().index() {
-                0 => {
-                    if self.rx_byte.val() == 0xa5 {
-                        self.rx_state.d.next = 1.into();
-                        self.rx_crc.d.next = 0xffff_ffff_u64.into();
-                        // Nothing of this frame is in the lane yet (an
-                        // abandoned header must not pad the last frame's page).
-                        self.rx_page.d.next = false;
-                        self.page_words.d.next = 0.into();
-                        self.byte_in_word.d.next = 0.into();
-                    }
-                }
-                1 => {
-                    self.rx_kind.d.next = self.rx_byte.val();
-                    self.rx_crc.d.next = self.rx_crc_next.val();
-                    self.rx_state.d.next = 2.into();
-                }
-                2 => {
-                    self.rx_tag.d.next = self.rx_byte.val();
-                    self.rx_crc.d.next = self.rx_crc_next.val();
-                    self.rx_state.d.next = 3.into();
-                }
-                3 => {
-                    self.rx_len.d.next = bit_cast::<13, 8>(self.rx_byte.val()) << 8;
-                    self.rx_crc.d.next = self.rx_crc_next.val();
-                    self.rx_state.d.next = 4.into();
-                }
-                4 => {
-                    self.rx_len.d.next = self.rx_len.q.val() | bit_cast::<13, 8>(self.rx_byte.val());
-                    self.rx_crc.d.next = self.rx_crc_next.val();
-                    self.rx_count.d.next = 0.into();
-                    self.page_words.d.next = 0.into();
-                    self.byte_in_word.d.next = 0.into();
-                    // A page streams into the lane only when no command is
-                    // being served (its digest would be out of turn).
-                    self.rx_page.d.next = self.hdr_page.val() & !self.cmd_busy.q.val();
-                    if self.hdr_payload.val() {
-                        self.rx_state.d.next = 5.into();
-                    } else if self.hdr_empty.val() {
-                        self.rx_state.d.next = 6.into();
-                    } else {
-                        self.rx_state.d.next = 0.into();
-                        self.raise.next = true;
-                        self.raise_code.next = 2.into();
-                    }
-                }
-                5 => {
-                    self.rx_crc.d.next = self.rx_crc_next.val();
-                    self.rx_count.d.next = self.rx_count.q.val() + 1;
-                    if self.rx_in_command.q.val() {
-                        self.rx_shift.d.next = (self.rx_shift.q.val() << 8) | bit_cast::<192, 8>(self.rx_byte.val());
-                    } else if self.rx_page.q.val() {
-                        self.assembly.d.next = (self.assembly.q.val() << 8) | bit_cast::<24, 8>(self.rx_byte.val());
-                        self.byte_in_word.d.next = self.byte_in_word.q.val() + 1;
-                        if self.word_end.q.val() {
-                            self.word.d.next = (bit_cast::<32, 24>(self.assembly.q.val()) << 8)
-                                | bit_cast::<32, 8>(self.rx_byte.val());
-                            self.word_pending.d.next = true;
-                            self.page_words.d.next = self.page_words.q.val() + 1;
-                        }
-                    }
-                    if self.rx_at_last.q.val() {
-                        self.rx_state.d.next = 6.into();
-                    }
-                }
-                6 => {
-                    // The CRC's first three bytes.
-                    self.rx_crc.d.next = self.rx_crc_next.val();
-                    self.rx_crc_left.d.next = self.rx_crc_left.q.val() - 1;
-                    if self.rx_crc_left.q.val() == 0 {
-                        self.rx_state.d.next = 7.into();
-                    }
-                }
-                7 => {
-                    // Its last: the frame is complete.
-                    self.rx_crc.d.next = self.rx_crc_next.val();
-                    self.rx_state.d.next = 0.into();
-                    self.rx_last.d.next = true;
-                }
-                _ => {}
-            }
-        }
-        // A frame that stops arriving is abandoned; a page already begun is
-        // completed with zero words so the lane stays in step.
-        self.rx_timed_out.d.next = self.rx_gap.q.val() == self.k_rx_timeout.val();
-        if self.rx_timed_out.q.val() & (self.rx_state.q.val() != 8) {
-            // The error goes out once the page is padded: the host's resent
-            // frame must not arrive while the receiver still pads.
-            self.rx_state.d.next = 0.into();
-            if self.rx_page.q.val() & ((self.page_words.q.val() != 0) | (self.byte_in_word.q.val() != 0)) {
-                self.rx_state.d.next = 8.into();
-            } else {
-                self.raise.next = true;
-                self.raise_code.next = 3.into();
-            }
-        }
-        if (self.rx_state.q.val() == 8) & !self.word_pending.q.val() {
-            if self.page_full.q.val() {
-                self.page_drop.d.next = true;
-                self.rx_state.d.next = 0.into();
-                self.raise.next = true;
-                self.raise_code.next = 3.into();
-            } else {
-                self.word.d.next = 0.into();
-                self.word_pending.d.next = true;
-                self.page_words.d.next = self.page_words.q.val() + 1;
-            }
-        }
+        self.receiver.data.next = self.uart_rx.data.val();
+        self.receiver.data_valid.next = self.uart_rx.valid.val();
+        self.receiver.timeout.next = self.k_rx_timeout.val();
+        self.receiver.page_begun.next = self.pages.begun.val();
+        self.receiver.pad_done.next = self.pages.pad_done.val();
+        // A page streams into the lane only when no command is being
+        // served (its digest would be out of turn).
+        self.pages.start.next = self.receiver.frame_start.val() | self.receiver.header_done.val();
+        self.pages.open.next =
+            self.receiver.header_done.val() & self.receiver.header_page.val() & !self.cmd_busy.q.val();
+        self.pages.data.next = self.uart_rx.data.val();
+        self.pages.page_byte.next = self.receiver.page_byte.val();
+        self.pages.pad.next = self.receiver.padding.val();
+        self.raise.next = self.receiver.raise.val();
+        self.raise_code.next = self.receiver.raise_code.val();
+        self.local_rsp.next = false;
+        self.drop_page.next = false;
+        self.tag_again.d.next = self.r_ever.q.val() & (self.receiver.tag.val() == self.r_tag.q.val());
+        self.tag_answers.d.next = self.receiver.tag.val() == self.seq.q.val();
 
         // What a command frame asks for, decided from its payload (registered,
         // in two steps: the payload is complete two bytes before the frame
         // ends). Opcodes 1..7 from bits (no comparator); `STATS` 12..17 from
         // the LPA field's zero top and its low five bits.
-        self.c_malformed.d.next = !(((self.op.val().get_bits::<7>(0) == 0) & self.page_frame.q.val())
+        self.c_malformed.d.next = !(((self.op.val().get_bits::<7>(0) == 0) & self.receiver.page_frame.val())
             | ((self.op.val().get_bits::<4>(3) == 0)
                 & (self.op.val().get_bits::<3>(0) != 0)
-                & !self.page_frame.q.val()));
+                & !self.receiver.page_frame.val()));
         self.lpa_hi_zero.d.next = self.lpa.val().get_bits::<19>(5) == 0;
         self.c_index_stats.d.next = (self.op.val().get_bits::<7>(0) == 5)
             & self.lpa_hi_zero.q.val()
             & ((self.lpa.val().get_bits::<3>(2) == 3) | (self.lpa.val().get_bits::<4>(1) == 8));
 
         // A whole frame: act on it (the clock after its last byte).
-        self.answer_ok.next = self.tag_answers.q.val() & !self.tx_is_req.q.val();
+        self.answer_ok.next = self.tag_answers.q.val() & !self.transmitter.sending_request.val();
         self.complete.d.next = false;
-        if self.rx_done.q.val() {
-            if !self.rx_good.q.val() {
+        if self.receiver.done.val() {
+            if !self.receiver.good.val() {
                 self.raise.next = true;
                 self.raise_code.next = 1.into();
-                self.page_drop.d.next = self.rx_page.q.val();
-            } else if self.rx_is_c.q.val() {
-                if self.cmd_busy.q.val() | self.rsp_pending.q.val() | (self.page_frame.q.val() & !self.rx_page.q.val())
+                self.drop_page.next = true;
+            } else if self.receiver.is_command.val() {
+                if self.cmd_busy.q.val()
+                    | self.rsp_pending.q.val()
+                    | (self.receiver.page_frame.val() & !self.pages.active.val())
                 {
                     self.raise.next = true;
                     self.raise_code.next = 4.into();
-                    self.page_drop.d.next = self.rx_page.q.val();
+                    self.drop_page.next = true;
                 } else if self.tag_again.q.val() {
                     // A command sent again after its response was lost: it
                     // is not run twice; its response goes out again.
                     self.rsp_pending.d.next = true;
-                    self.page_drop.d.next = self.rx_page.q.val();
+                    self.drop_page.next = true;
                 } else if self.c_malformed.q.val() {
                     // Not a command the core can take: ErrMalformed.
                     self.local_rsp.next = true;
-                    self.page_drop.d.next = self.rx_page.q.val();
+                    self.drop_page.next = true;
                 } else if self.c_index_stats.q.val() {
                     self.local_rsp.next = true;
                 } else {
@@ -893,21 +528,26 @@ impl<
                     self.cmd_busy.d.next = true;
                     self.hold.d.next = self.op.val().get_bit(7);
                 }
-            } else if self.rx_is_a.q.val() {
+            } else if self.receiver.is_again.val() {
                 if self.r_ever.q.val() & !self.cmd_busy.q.val() {
                     self.rsp_pending.d.next = true;
                 }
             } else if self.answer_ok.val() {
                 // `F` answers a fingerprint read, `D` a memory read, `K` a write.
-                if (self.rx_is_f.q.val() & (self.req_kind.q.val() == 4))
-                    | (self.rx_is_d.q.val() & (self.req_kind.q.val() == 2))
-                    | (self.rx_is_k.q.val()
-                        & ((self.req_kind.q.val() == 1) | (self.req_kind.q.val() == 3) | (self.req_kind.q.val() == 5)))
+                if (self.receiver.is_fp_data.val() & (self.req_kind.q.val() == HostRequest::FpRead))
+                    | (self.receiver.is_mem_data.val() & (self.req_kind.q.val() == HostRequest::MemRead))
+                    | (self.receiver.is_ack.val()
+                        & ((self.req_kind.q.val() == HostRequest::Move)
+                            | (self.req_kind.q.val() == HostRequest::MemWrite)
+                            | (self.req_kind.q.val() == HostRequest::FpWrite)))
                 {
                     self.complete.d.next = true;
                 }
             }
         }
+
+        // The frame's page is dropped when a decision says so.
+        self.pages.drop.next = self.drop_page.val();
 
         // The frame's kind and tag are unchanged a clock later (the next
         // frame's kind is bytes away).
@@ -916,15 +556,15 @@ impl<
         if self.raise_r.q.val() & !self.err_pending.q.val() {
             self.err_pending.d.next = true;
             self.err_code.d.next = self.raise_code_r.q.val();
-            self.err_kind.d.next = self.rx_kind.q.val();
-            self.err_tag.d.next = self.rx_tag.q.val();
+            self.err_kind.d.next = self.receiver.kind.val();
+            self.err_tag.d.next = self.receiver.tag.val();
         }
         // A response the top gives itself is recorded a clock after it is
         // decided (no core response can arrive meanwhile: the core is idle),
         // from what decided it (unchanged until the next frame's payload).
         self.local_rsp_r.d.next = self.local_rsp.val();
         if self.local_rsp_r.q.val() {
-            self.r_tag.d.next = self.rx_tag.q.val();
+            self.r_tag.d.next = self.receiver.tag.val();
             if self.c_malformed.q.val() {
                 self.r_status.d.next = 10.into();
                 self.r_value.d.next = 0.into();
@@ -939,18 +579,18 @@ impl<
         }
 
         // --- Requests to the host: one at a time, resent until answered ----
-        // Kinds: 1 relocation, 2 memory read, 3 memory write, 4 fingerprint
-        // read, 5 fingerprint write.
+        // One of each [`HostRequest`] kind; a relocation first, then the FTL
+        // memory, then the fingerprint store.
         self.comp_kind.d.next = self.req_kind.q.val();
-        self.core.mv.ready.next = self.complete.q.val() & (self.comp_kind.q.val() == 1);
-        self.core.mem.req_ready.next =
-            self.complete.q.val() & ((self.comp_kind.q.val() == 2) | (self.comp_kind.q.val() == 3));
-        self.core.fp.req_ready.next =
-            self.complete.q.val() & ((self.comp_kind.q.val() == 4) | (self.comp_kind.q.val() == 5));
-        self.mem_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == 2);
-        self.fp_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == 4);
+        self.core.mv.ready.next = self.complete.q.val() & (self.comp_kind.q.val() == HostRequest::Move);
+        self.core.mem.req_ready.next = self.complete.q.val()
+            & ((self.comp_kind.q.val() == HostRequest::MemRead) | (self.comp_kind.q.val() == HostRequest::MemWrite));
+        self.core.fp.req_ready.next = self.complete.q.val()
+            & ((self.comp_kind.q.val() == HostRequest::FpRead) | (self.comp_kind.q.val() == HostRequest::FpWrite));
+        self.mem_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == HostRequest::MemRead);
+        self.fp_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == HostRequest::FpRead);
         if self.complete.q.val() {
-            self.req_kind.d.next = 0.into();
+            self.req_kind.d.next = HostRequest::None;
             self.req_idle.d.next = true;
             self.seq.d.next = self.seq.q.val() + 1;
         } else if self.req_idle.q.val() {
@@ -960,25 +600,25 @@ impl<
             self.req_mem_addr.d.next = self.core.mem.req_addr.val();
             self.req_mem_wdata.d.next = self.core.mem.req_wdata.val();
             if self.core.mv.valid.val() {
-                self.req_kind.d.next = 1.into();
+                self.req_kind.d.next = HostRequest::Move;
             } else if self.core.mem.req_valid.val() {
                 if self.core.mem.req_write.val() {
-                    self.req_kind.d.next = 3.into();
+                    self.req_kind.d.next = HostRequest::MemWrite;
                 } else {
-                    self.req_kind.d.next = 2.into();
+                    self.req_kind.d.next = HostRequest::MemRead;
                 }
             } else if self.core.fp.req_valid.val() {
                 self.req_fp_tag.d.next = self.core.fp.req_tag.val();
                 if self.core.fp.req_write.val() {
-                    self.req_kind.d.next = 5.into();
+                    self.req_kind.d.next = HostRequest::FpWrite;
                 } else {
-                    self.req_kind.d.next = 4.into();
+                    self.req_kind.d.next = HostRequest::FpRead;
                 }
             } else {
                 self.req_due.d.next = false;
                 self.req_idle.d.next = true;
             }
-        } else if !self.req_due.q.val() & !self.tx_is_req.q.val() {
+        } else if !self.req_due.q.val() & !self.transmitter.sending_request.val() {
             self.req_timer.d.next = self.req_timer.q.val() + 1;
             if self.req_timer.q.val() == self.k_resend.val() {
                 self.req_due.d.next = true;
@@ -987,203 +627,43 @@ impl<
         }
 
         // --- Transmitter: errors, then responses, then requests ------------
-        self.tx_crc32.crc.next = self.tx_crc.q.val();
-        self.tx_crc32.data_in.next = self.tx_data.q.val();
-        self.tx_crc_next.next = self.tx_crc32.crc_out.val();
-        // `tx_fresh` implies a frame under way (both clear on its last byte).
-        self.uart_tx.valid.next = self.tx_fresh.q.val();
-        self.tx_accept.next = self.uart_tx.valid.val() & self.uart_tx.ready.val();
-        // Registered: `tx_index` changed at least two clocks before the next
-        // accept. The low CRC byte is the frame's last.
-        self.tx_in_crc.d.next = self.tx_index.q.val() >= self.tx_crc_at.q.val();
-        self.tx_at_crc_last.d.next = self.tx_index.q.val() == self.tx_crc_last_at.q.val();
-        self.tx_fresh_a.d.next = self.tx_busy.q.val();
-        // A request may go out: registered, with the live `complete` and
-        // `rx_done` (an answer being taken) checked as it starts.
+        self.transmitter.err_pending.next = self.err_pending.q.val();
+        self.transmitter.err_tag.next = self.err_tag.q.val();
+        self.transmitter.err_code.next = self.err_code.q.val();
+        self.transmitter.err_kind.next = self.err_kind.q.val();
+        self.transmitter.rsp_pending.next = self.rsp_pending.q.val();
+        self.transmitter.rsp_tag.next = self.r_tag.q.val();
+        self.transmitter.rsp_status.next = self.r_status.q.val();
+        self.transmitter.rsp_value.next = self.r_value.q.val();
+        self.transmitter.rsp_flags.next = self.r_flags.q.val();
+        self.transmitter.rsp_cleaned.next = self.r_clean.q.val();
+        // A request may go out: registered, with the live `complete` and the
+        // receiver's `done` (an answer being taken) checked as it starts.
         self.req_go.d.next = self.req_due.q.val() & !self.req_idle.q.val() & !self.complete.q.val();
-        self.tx_fresh_b.d.next = self.tx_fresh_a.q.val();
-        self.tx_fresh.d.next = self.tx_fresh_b.q.val();
-        if !self.tx_busy.q.val() {
-            self.tx_index.d.next = 0.into();
-            self.tx_at.d.next = 1.into();
-            self.tx_crc.d.next = 0xffff_ffff_u64.into();
-            if self.err_pending.q.val() {
-                self.tx_kind.d.next = 0x45.into();
-                self.tx_busy.d.next = true;
-                self.tx_tag.d.next = self.err_tag.q.val();
-                self.tx_len.d.next = 2.into();
-            } else if self.rsp_pending.q.val() {
-                self.tx_kind.d.next = 0x52.into();
-                self.tx_busy.d.next = true;
-                self.tx_tag.d.next = self.r_tag.q.val();
-                self.tx_len.d.next = 8.into();
-            } else if self.req_go.q.val() & !self.complete.q.val() & !self.rx_done.q.val() {
-                self.tx_busy.d.next = true;
-                self.tx_tag.d.next = self.seq.q.val();
-                self.tx_is_req.d.next = true;
-                self.req_due.d.next = false;
-                self.req_timer.d.next = 0.into();
-                if self.req_kind.q.val() == 1 {
-                    self.tx_kind.d.next = 0x56.into();
-                    self.tx_len.d.next = 6.into();
-                } else if self.req_kind.q.val() == 2 {
-                    self.tx_kind.d.next = 0x4d.into();
-                    self.tx_len.d.next = 4.into();
-                } else if self.req_kind.q.val() == 3 {
-                    self.tx_kind.d.next = 0x4e.into();
-                    self.tx_len.d.next = 12.into();
-                } else if self.req_kind.q.val() == 4 {
-                    self.tx_kind.d.next = 0x51.into();
-                    self.tx_len.d.next = 2.into();
-                } else {
-                    self.tx_kind.d.next = 0x57.into();
-                    self.tx_len.d.next = 22.into();
-                }
-            }
-        } else if self.tx_accept.val() {
-            self.tx_index.d.next = self.tx_index.q.val() + 1;
-            self.tx_at.d.next = self.tx_at.q.val() << 1;
-            self.tx_fresh_a.d.next = false;
-            self.tx_fresh_b.d.next = false;
-            self.tx_fresh.d.next = false;
-            if self.tx_in_crc.q.val() {
-                // A CRC byte left: the next one to the top.
-                self.tx_crc.d.next = self.tx_crc.q.val() << 8;
-            } else if self.tx_index.q.val() != 0 {
-                self.tx_crc.d.next = self.tx_crc_next.val();
-            }
-            if self.tx_at_crc_last.q.val() {
-                self.tx_kind.d.next = 0.into();
-                self.tx_busy.d.next = false;
-                self.tx_is_req.d.next = false;
-                if self.tx_is_e.q.val() {
-                    self.err_pending.d.next = false;
-                    self.link_error_seen.d.next = true;
-                } else if self.tx_is_r.q.val() {
-                    self.rsp_pending.d.next = false;
-                    self.responses_sent.d.next = self.responses_sent.q.val() + 1;
-                }
-            }
+        self.transmitter.request_ready.next = self.req_go.q.val() & !self.complete.q.val() & !self.receiver.done.val();
+        self.transmitter.request.next = self.req_kind.q.val();
+        self.transmitter.seq.next = self.seq.q.val();
+        self.transmitter.mv_from.next = self.core.mv.from.val();
+        self.transmitter.mv_to.next = self.core.mv.to.val();
+        self.transmitter.mem_addr.next = self.req_mem_addr.q.val();
+        self.transmitter.mem_wdata.next = self.req_mem_wdata.q.val();
+        self.transmitter.fp_addr.next = self.core.fp.req_addr.val();
+        self.transmitter.fp_wdata.next = self.core.fp.req_wdata.val();
+        if self.transmitter.request_started.val() {
+            self.req_due.d.next = false;
+            self.req_timer.d.next = 0.into();
         }
-        // The frame's kind and CRC positions, decoded a clock after they are
-        // set (the first byte that depends on them is several bytes later),
-        // so the byte multiplexer below starts from flip-flops.
-        self.tx_is_e.d.next = self.tx_kind.q.val() == 0x45;
-        self.tx_is_m.d.next = self.tx_kind.q.val() == 0x4d;
-        self.tx_is_n.d.next = self.tx_kind.q.val() == 0x4e;
-        self.tx_is_q.d.next = self.tx_kind.q.val() == 0x51;
-        self.tx_is_r.d.next = self.tx_kind.q.val() == 0x52;
-        self.tx_is_v.d.next = self.tx_kind.q.val() == 0x56;
-        self.tx_is_w.d.next = self.tx_kind.q.val() == 0x57;
-        self.tx_crc_at.d.next = self.tx_len.q.val() + 5;
-        self.tx_crc_last_at.d.next = self.tx_len.q.val() + 8;
-        // The byte at `tx_index`, in two registered steps: each kind's byte
-        // at the index (`tx_b_*`: an AND-OR on the one-hot index alone), then
-        // those masked by the frame's (one-hot) kind and ORed, a flat AND-OR.
-        for k in 0..27 {
-            self.at[k].next = 0.into();
-            if self.tx_at.q.val().get_bit(k) {
-                self.at[k].next = 0xff.into();
-            }
+        if self.transmitter.error_sent.val() {
+            self.err_pending.d.next = false;
+            self.link_error_seen.d.next = true;
         }
-        self.tx_b_hdr.d.next = (bits::<8>(0xa5) & self.at[0].val())
-            | (self.tx_kind.q.val() & self.at[1].val())
-            | (self.tx_tag.q.val() & self.at[2].val())
-            | (bit_cast::<8, 5>(self.tx_len.q.val()) & self.at[4].val());
-        self.tx_b_r.d.next = (bit_cast::<8, 4>(self.r_status.q.val()) & self.at[5].val())
-            | (self.r_value.q.val().get_bits::<8>(24) & self.at[6].val())
-            | (self.r_value.q.val().get_bits::<8>(16) & self.at[7].val())
-            | (self.r_value.q.val().get_bits::<8>(8) & self.at[8].val())
-            | (self.r_value.q.val().get_bits::<8>(0) & self.at[9].val())
-            | (bit_cast::<8, 3>(self.r_flags.q.val()) & self.at[10].val())
-            | (self.r_clean.q.val().get_bits::<8>(8) & self.at[11].val())
-            | (self.r_clean.q.val().get_bits::<8>(0) & self.at[12].val());
-        self.tx_b_v.d.next = (self.core.mv.from.val().get_bits::<8>(16) & self.at[5].val())
-            | (self.core.mv.from.val().get_bits::<8>(8) & self.at[6].val())
-            | (self.core.mv.from.val().get_bits::<8>(0) & self.at[7].val())
-            | (self.core.mv.to.val().get_bits::<8>(16) & self.at[8].val())
-            | (self.core.mv.to.val().get_bits::<8>(8) & self.at[9].val())
-            | (self.core.mv.to.val().get_bits::<8>(0) & self.at[10].val());
-        self.tx_b_qw.d.next = (self.core.fp.req_addr.val().get_bits::<8>(8) & self.at[5].val())
-            | (self.core.fp.req_addr.val().get_bits::<8>(0) & self.at[6].val());
-        self.tx_b_w.d.next = (self.core.fp.req_wdata.val().get_bits::<8>(152) & self.at[7].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(144) & self.at[8].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(136) & self.at[9].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(128) & self.at[10].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(120) & self.at[11].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(112) & self.at[12].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(104) & self.at[13].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(96) & self.at[14].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(88) & self.at[15].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(80) & self.at[16].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(72) & self.at[17].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(64) & self.at[18].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(56) & self.at[19].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(48) & self.at[20].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(40) & self.at[21].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(32) & self.at[22].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(24) & self.at[23].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(16) & self.at[24].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(8) & self.at[25].val())
-            | (self.core.fp.req_wdata.val().get_bits::<8>(0) & self.at[26].val());
-        self.tx_b_mn.d.next = (self.req_mem_addr.q.val().get_bits::<8>(24) & self.at[5].val())
-            | (self.req_mem_addr.q.val().get_bits::<8>(16) & self.at[6].val())
-            | (self.req_mem_addr.q.val().get_bits::<8>(8) & self.at[7].val())
-            | (self.req_mem_addr.q.val().get_bits::<8>(0) & self.at[8].val());
-        self.tx_b_n.d.next = (self.req_mem_wdata.q.val().get_bits::<8>(56) & self.at[9].val())
-            | (self.req_mem_wdata.q.val().get_bits::<8>(48) & self.at[10].val())
-            | (self.req_mem_wdata.q.val().get_bits::<8>(40) & self.at[11].val())
-            | (self.req_mem_wdata.q.val().get_bits::<8>(32) & self.at[12].val())
-            | (self.req_mem_wdata.q.val().get_bits::<8>(24) & self.at[13].val())
-            | (self.req_mem_wdata.q.val().get_bits::<8>(16) & self.at[14].val())
-            | (self.req_mem_wdata.q.val().get_bits::<8>(8) & self.at[15].val())
-            | (self.req_mem_wdata.q.val().get_bits::<8>(0) & self.at[16].val());
-        self.tx_b_e.d.next = (self.err_code.q.val() & self.at[5].val()) | (self.err_kind.q.val() & self.at[6].val());
-        self.m_r.next = 0.into();
-        self.m_v.next = 0.into();
-        self.m_qw.next = 0.into();
-        self.m_mn.next = 0.into();
-        self.m_e.next = 0.into();
-        self.m_w.next = 0.into();
-        self.m_n.next = 0.into();
-        if self.tx_is_r.q.val() {
-            self.m_r.next = 0xff.into();
+        if self.transmitter.response_sent.val() {
+            self.rsp_pending.d.next = false;
+            self.responses_sent.d.next = self.responses_sent.q.val() + 1;
         }
-        if self.tx_is_v.q.val() {
-            self.m_v.next = 0xff.into();
-        }
-        if self.tx_is_q.q.val() | self.tx_is_w.q.val() {
-            self.m_qw.next = 0xff.into();
-        }
-        if self.tx_is_m.q.val() | self.tx_is_n.q.val() {
-            self.m_mn.next = 0xff.into();
-        }
-        if self.tx_is_e.q.val() {
-            self.m_e.next = 0xff.into();
-        }
-        if self.tx_is_w.q.val() {
-            self.m_w.next = 0xff.into();
-        }
-        if self.tx_is_n.q.val() {
-            self.m_n.next = 0xff.into();
-        }
-        self.tx_pre.d.next = self.tx_b_hdr.q.val()
-            | (self.tx_b_r.q.val() & self.m_r.val())
-            | (self.tx_b_v.q.val() & self.m_v.val())
-            | (self.tx_b_qw.q.val() & self.m_qw.val())
-            | (self.tx_b_w.q.val() & self.m_w.val())
-            | (self.tx_b_mn.q.val() & self.m_mn.val())
-            | (self.tx_b_n.q.val() & self.m_n.val())
-            | (self.tx_b_e.q.val() & self.m_e.val());
-        // The byte on offer: offered three clocks after its index is steady
-        // (the CRC, counted as the last payload byte was accepted, is steady
-        // by then).
-        if self.tx_in_crc.q.val() {
-            self.tx_data.d.next = self.tx_crc.q.val().get_bits::<8>(24);
-        } else {
-            self.tx_data.d.next = self.tx_pre.q.val();
-        }
-        self.uart_tx.data.next = self.tx_data.q.val();
+        self.uart_tx.data.next = self.transmitter.data.val();
+        self.uart_tx.valid.next = self.transmitter.valid.val();
+        self.transmitter.ready.next = self.uart_tx.ready.val();
         self.usb_tx.next = self.uart_tx.tx.val();
 
         self.heartbeat.d.next = self.heartbeat.q.val() + 1;
@@ -1194,10 +674,6 @@ impl<
             | bit_cast::<8, 1>(self.heartbeat.q.val().get_bit(25).into());
 
         if self.reset.q.val() {
-            self.rx_state.d.next = 0.into();
-            self.rx_done.d.next = false;
-            self.word_pending.d.next = false;
-            self.page_drop.d.next = false;
             self.cmd_go.d.next = false;
             self.cmd_busy.d.next = false;
             self.hold.d.next = false;
@@ -1207,21 +683,14 @@ impl<
             self.clean_count.d.next = 0.into();
             self.err_pending.d.next = false;
             self.raise_r.d.next = false;
-            self.rx_timed_out.d.next = false;
-            self.req_kind.d.next = 0.into();
+            self.req_kind.d.next = HostRequest::None;
             self.req_idle.d.next = true;
             self.req_due.d.next = false;
             self.seq.d.next = 0.into();
             self.complete.d.next = false;
             self.mem_rsp_next.d.next = false;
             self.fp_rsp_next.d.next = false;
-            self.tx_kind.d.next = 0.into();
-            self.tx_busy.d.next = false;
             self.req_go.d.next = false;
-            self.tx_fresh_a.d.next = false;
-            self.tx_fresh_b.d.next = false;
-            self.tx_fresh.d.next = false;
-            self.tx_is_req.d.next = false;
             self.framing_seen.d.next = false;
             self.link_error_seen.d.next = false;
             self.responses_sent.d.next = 0.into();

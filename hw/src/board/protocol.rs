@@ -211,6 +211,17 @@ impl Deframer {
         self.state != RxState::Hunt
     }
 
+    /// True between a good header and the frame's last byte.
+    pub fn header_taken(&self) -> bool {
+        matches!(self.state, RxState::Payload | RxState::Crc(_))
+    }
+
+    /// The frame under way is a `WRITE` command with its page (its header
+    /// is taken and says so).
+    pub fn expecting_page(&self) -> bool {
+        self.header_taken() && self.kind == kind::COMMAND && self.len == WRITE_COMMAND_LEN
+    }
+
     /// Drops a partial frame (a receive timeout).
     pub fn abandon(&mut self) {
         self.state = RxState::Hunt;
