@@ -645,7 +645,17 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
         .collect();
     assert_eq!(
         names,
-        ["fifo-4", "lock-table", "lock-wait", "uart-link", "bloom", "ftl-refcount", "ftl-refcount-staged", "fifo-8"]
+        [
+            "fifo-4",
+            "lock-table",
+            "lock-wait",
+            "uart-link",
+            "frame-rx",
+            "bloom",
+            "ftl-refcount",
+            "ftl-refcount-staged",
+            "fifo-8"
+        ]
     );
 }
 

@@ -63,6 +63,10 @@ const LOCK_PROPERTIES: &str = include_str!("../formal/lock_table.v");
 const LOCK_WAIT_PROPERTIES: &str =
     concat!(include_str!("../formal/lock_table.v"), include_str!("../formal/lock_wait.v"));
 const UART_PROPERTIES: &str = include_str!("../formal/uart_link.v");
+const FRAME_RX_PROPERTIES: &str = include_str!("../formal/frame_rx.v");
+/// The receive timeout the framer's proof runs with (clocks): short, so the
+/// proof's witnesses of an abandoned frame are short.
+const FRAME_RX_TIMEOUT: u64 = 6;
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
 
@@ -143,6 +147,12 @@ impl Logic for UartLoopback {
         self.rx_valid.next = self.rx.valid.val();
         self.rx_framing_error.next = self.rx.framing_error.val();
     }
+}
+
+/// The board link's receive framer on its own: the bytes, the timeout's
+/// silences and the page assembler's answers are the environment's.
+fn frame_receiver() -> String {
+    top_verilog(crate::board::FrameReceiver::default())
 }
 
 fn uart_loopback() -> String {
@@ -238,6 +248,37 @@ const UART_BUGS: &[PlantedBug] = &[
         find: "localparam  half_before = 16'h0;",
         replace: "localparam  half_before = 16'h1;",
         breaks: &["rx_follows", "ranges", "latency", "delivery"],
+    },
+];
+
+const FRAME_RX_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "crc-seed",
+        what: "the CRC starts at 0xFFFFFFFE, not 0xFFFFFFFF: good frames fail, and some damaged ones pass",
+        find: "crc$d = 64'hffffffff;",
+        replace: "crc$d = 64'hfffffffe;",
+        breaks: &["frames", "tracks"],
+    },
+    PlantedBug {
+        name: "timeout-when-whole",
+        what: "the timeout also fires while hunting: a frame whose last byte came just as it ran out is reported truncated",
+        find: "abandon = timed_out$q & (state$q != RxState$Padding) & (state$q != RxState$Hunt);",
+        replace: "abandon = timed_out$q & (state$q != RxState$Padding);",
+        breaks: &["truncated", "resync"],
+    },
+    PlantedBug {
+        name: "short-crc",
+        what: "the CRC is taken as three bytes, not four",
+        find: "crc_left$d = 32'h2;",
+        replace: "crc_left$d = 32'h1;",
+        breaks: &["frames", "tracks", "resync"],
+    },
+    PlantedBug {
+        name: "length-aliased",
+        what: "the header's length keeps only its low 13 bits (a length the kind does not have is taken as one it has)",
+        find: "len$d = ((data) & 16'hffff) << 32'h8;",
+        replace: "len$d = (((data) & 16'hffff) << 32'h8) & 16'h1fff;",
+        breaks: &["header", "tracks"],
     },
 ];
 
@@ -390,6 +431,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             params: &[("F_PERIOD", UART_PERIOD as u64)],
             max_depth: 60,
             planted: UART_BUGS,
+        },
+        ProofSpec {
+            name: "frame-rx",
+            module: "FrameReceiver: the board link's receive framer, any bytes, any silences",
+            design: frame_receiver,
+            properties: FRAME_RX_PROPERTIES,
+            params: &[("F_TIMEOUT", FRAME_RX_TIMEOUT)],
+            max_depth: 40,
+            planted: FRAME_RX_BUGS,
         },
         ProofSpec {
             name: "bloom",
