@@ -275,9 +275,9 @@ const FRAME_RX_BUGS: &[PlantedBug] = &[
     },
     PlantedBug {
         name: "length-aliased",
-        what: "the header's length keeps only its low 13 bits (a length the kind does not have is taken as one it has)",
-        find: "len$d = ((data) & 16'hffff) << 32'h8;",
-        replace: "len$d = (((data) & 16'hffff) << 32'h8) & 16'h1fff;",
+        what: "the length's high byte is checked on its low five bits (0x30 passes for 0x10: a length the kind does not have is taken as one it has)",
+        find: "len_hi_page$d = data == 32'h10;",
+        replace: "len_hi_page$d = data[4:0] == 5'h10;",
         breaks: &["header", "tracks"],
     },
 ];

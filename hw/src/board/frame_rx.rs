@@ -88,6 +88,11 @@ logic_block! {
         /// The header's length, all 16 bits (a length the kind does not have
         /// must not alias one it has).
         len: DFF<Bits<16>>,
+        /// The length's high byte is a page command's (0x10), or zero: kept
+        /// as it arrives, so the header's check on its last byte compares
+        /// that byte only.
+        len_hi_page: DFF<Bit>,
+        len_hi_zero: DFF<Bit>,
         count: DFF<Bits<13>>,
         /// The CRC-32 over the frame so far (its own four bytes included, a
         /// good frame's ends at 0).
@@ -149,6 +154,8 @@ impl Logic for FrameReceiver {
             rx_kind,
             rx_tag,
             len,
+            len_hi_page,
+            len_hi_zero,
             count,
             crc,
             crc_left,
@@ -205,14 +212,14 @@ impl Logic for FrameReceiver {
         self.rx_is_f.d.next = self.rx_kind.q.val() == self.k_fp_data.val();
         self.rx_is_d.d.next = self.rx_kind.q.val() == self.k_mem_data.val();
         self.rx_is_k.d.next = self.rx_kind.q.val() == self.k_ack.val();
-        self.hdr_page.next = self.rx_is_c.q.val() & (self.len.q.val() == 0x1000) & (self.data.val() == 0x18);
+        self.hdr_page.next = self.rx_is_c.q.val() & self.len_hi_page.q.val() & (self.data.val() == 0x18);
         self.hdr_payload.next = self.hdr_page.val()
-            | ((self.len.q.val() == 0)
+            | (self.len_hi_zero.q.val()
                 & ((self.rx_is_c.q.val() & (self.data.val() == 24))
                     | (self.rx_is_f.q.val() & (self.data.val() == 20))
                     | (self.rx_is_d.q.val() & (self.data.val() == 8))));
         self.hdr_empty.next =
-            (self.rx_is_k.q.val() | self.rx_is_a.q.val()) & (self.len.q.val() == 0) & (self.data.val() == 0);
+            (self.rx_is_k.q.val() | self.rx_is_a.q.val()) & self.len_hi_zero.q.val() & (self.data.val() == 0);
         self.header_page.next = self.hdr_page.val();
         if (self.state.q.val() == RxState::Hunt) | (self.state.q.val() == RxState::Padding) | self.data_valid.val() {
             self.gap.d.next = 0.into();
@@ -245,6 +252,8 @@ impl Logic for FrameReceiver {
                 }
                 RxState::LengthHigh => {
                     self.len.d.next = bit_cast::<16, 8>(self.data.val()) << 8;
+                    self.len_hi_page.d.next = self.data.val() == 0x10;
+                    self.len_hi_zero.d.next = self.data.val() == 0;
                     self.crc.d.next = self.crc_next.val();
                     self.state.d.next = RxState::LengthLow;
                 }

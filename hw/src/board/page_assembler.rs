@@ -5,12 +5,14 @@
 //! Ports:
 //! - `start`: one clock, a frame begins or its header is taken: the
 //!   assembler forgets any partial page, and takes the frame's page bytes
-//!   from now on when `open` is high with it (a `WRITE`'s page that the core
-//!   can take now), or none.
+//!   from the clock after next on when `open` is high with it (a `WRITE`'s
+//!   page that the core can take now), or none. (`start` is registered
+//!   first: the header check that raises it is on the clock's longest
+//!   paths.)
 //! - `data`/`page_byte`: a page byte, one clock; taken only when open.
 //!   Page bytes come at least two clocks apart, and two clocks after
 //!   `start` (a UART's bytes are): what a byte does is decided from
-//!   registers the last byte set.
+//!   registers the last byte (or `start`) set.
 //! - `page`: the words, one at a time, held until taken; the next word is
 //!   at least a byte's time later.
 //! - `pad`: the frame was abandoned; the page is completed with zero words,
@@ -45,6 +47,9 @@ logic_block! {
         pub pad_done: Signal<Out, Bit>,
 
         taking: DFF<Bit>,
+        /// `start` and `open`, a clock later.
+        start_r: DFF<Bit>,
+        open_r: DFF<Bit>,
         /// The word's first three bytes, the first highest.
         assembly: DFF<Bits<24>>,
         byte_in_word: DFF<Bits<2>>,
@@ -67,6 +72,8 @@ impl Logic for PageAssembler {
             self,
             clock,
             taking,
+            start_r,
+            open_r,
             assembly,
             byte_in_word,
             word,
@@ -89,10 +96,13 @@ impl Logic for PageAssembler {
         self.page_full.d.next = self.page_words.q.val() == 1024;
         self.pad_done.next = false;
 
-        if self.start.val() {
-            self.taking.d.next = self.open.val();
+        self.start_r.d.next = self.start.val();
+        self.open_r.d.next = self.open.val();
+        if self.start_r.q.val() {
+            self.taking.d.next = self.open_r.q.val();
             self.page_words.d.next = 0.into();
             self.byte_in_word.d.next = 0.into();
+            self.word_end.d.next = false;
         }
         if self.page_byte.val() & self.taking.q.val() {
             self.assembly.d.next = (self.assembly.q.val() << 8) | bit_cast::<24, 8>(self.data.val());
@@ -118,6 +128,7 @@ impl Logic for PageAssembler {
             self.drop_r.d.next = self.taking.q.val();
         }
         if self.reset.val() {
+            self.start_r.d.next = false;
             self.word_pending.d.next = false;
             self.drop_r.d.next = false;
         }
