@@ -274,13 +274,19 @@ fn the_receive_framer_finds_what_the_deframer_finds() {
                 }
             }
         }
+        // A frame still under way at the end (a damaged length can make one
+        // long) is abandoned in the silence that ends the run.
+        if model.in_frame() {
+            model.abandon();
+            expected.push(RxEvent::Raise(error::TRUNCATED));
+        }
         for _ in 0..RX_TIMEOUT + 20 {
             bench.clock(None);
         }
-        assert_eq!(bench.events.len(), expected.len(), "as many events as the deframer's");
         for (i, (got, want)) in bench.events.iter().zip(&expected).enumerate() {
             assert_eq!(got, want, "event {i} of {}", expected.len());
         }
+        assert_eq!(bench.events.len(), expected.len(), "as many events as the deframer's");
         assert_eq!(bench.starts, expected_starts, "every SYNC taken while hunting starts a frame");
         assert_eq!(bench.headers, expected_headers, "every good header is reported");
         assert_eq!(bench.page_headers, expected_page_headers, "every page command's header says so");
