@@ -3,6 +3,8 @@
 //! the FTL's, the page stream, the relocation stream, and the three memory
 //! ports.
 //!
+//! Each group's fields are listed once, with their directions as one half
+//! drives them; `signal_group!` writes both halves from that list.
 //! A stream comes in two halves, a `*Source` (drives `valid` and the
 //! payload) and a `*Sink` (drives `ready`); a word moves on a clock where
 //! both are high. A memory port's halves are a `*Controller` (drives the
@@ -23,36 +25,64 @@ use crate::index::{
 };
 use rust_hdl::prelude::*;
 
-/// A tagged memory port, from the side that asks: requests (`req_*`, a
-/// write carries `req_wdata`, a read is answered) and the answers to reads
-/// (`rsp_*`, with the read's tag). `A` address bits, `D` data bits.
-#[derive(LogicInterface, Default)]
-#[join = "TaggedMemResponder"]
-pub struct TaggedMemController<const A: usize, const D: usize> {
-    pub req_valid: Signal<Out, Bit>,
-    pub req_ready: Signal<In, Bit>,
-    pub req_write: Signal<Out, Bit>,
-    pub req_addr: Signal<Out, Bits<A>>,
-    pub req_wdata: Signal<Out, Bits<D>>,
-    pub req_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
-    pub rsp_valid: Signal<In, Bit>,
-    pub rsp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub rsp_rdata: Signal<In, Bits<D>>,
+/// Declares a signal group's two halves from one list of its fields, each
+/// field with the direction in which the first half drives it (`Out` or
+/// `In`): the second half has every direction flipped. Each half names the
+/// other in its `#[join = "..."]` (a derive attribute takes a literal).
+macro_rules! signal_group {
+    (
+        $(#[$first_meta:meta])*
+        pub struct $first:ident $(<$(const $param:ident: usize),+>)?;
+        $(#[$second_meta:meta])*
+        pub struct $second:ident;
+        {
+            $($(#[$field_meta:meta])* $field:ident: $dir:ident $ty:ty,)+
+        }
+    ) => {
+        #[derive(LogicInterface, Default)]
+        $(#[$first_meta])*
+        pub struct $first $(<$(const $param: usize),+>)? {
+            $($(#[$field_meta])* pub $field: Signal<$dir, $ty>,)+
+        }
+
+        #[derive(LogicInterface, Default)]
+        $(#[$second_meta])*
+        pub struct $second $(<$(const $param: usize),+>)? {
+            $($(#[$field_meta])* pub $field: Signal<flipped!($dir), $ty>,)+
+        }
+    };
 }
 
-/// The answering half of [`TaggedMemController`].
-#[derive(LogicInterface, Default)]
-#[join = "TaggedMemController"]
-pub struct TaggedMemResponder<const A: usize, const D: usize> {
-    pub req_valid: Signal<In, Bit>,
-    pub req_ready: Signal<Out, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<A>>,
-    pub req_wdata: Signal<In, Bits<D>>,
-    pub req_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
-    pub rsp_rdata: Signal<Out, Bits<D>>,
+/// The direction of a signal as the other half of its group sees it.
+macro_rules! flipped {
+    (Out) => {
+        In
+    };
+    (In) => {
+        Out
+    };
+}
+
+signal_group! {
+    /// A tagged memory port, from the side that asks: requests (`req_*`, a
+    /// write carries `req_wdata`, a read is answered) and the answers to reads
+    /// (`rsp_*`, with the read's tag). `A` address bits, `D` data bits.
+    #[join = "TaggedMemResponder"]
+    pub struct TaggedMemController<const A: usize, const D: usize>;
+    /// The answering half of [`TaggedMemController`].
+    #[join = "TaggedMemController"]
+    pub struct TaggedMemResponder;
+    {
+        req_valid: Out Bit,
+        req_ready: In Bit,
+        req_write: Out Bit,
+        req_addr: Out Bits<A>,
+        req_wdata: Out Bits<D>,
+        req_tag: Out Bits<MEM_TAG_BITS>,
+        rsp_valid: In Bit,
+        rsp_tag: In Bits<MEM_TAG_BITS>,
+        rsp_rdata: In Bits<D>,
+    }
 }
 
 /// The index's table port (bucket metadata and ways), from the index.
@@ -64,181 +94,141 @@ pub type FpStoreController = TaggedMemController<ENTRY_BITS, 160>;
 /// The full-fingerprint port, from the memory that serves it.
 pub type FpStoreResponder = TaggedMemResponder<ENTRY_BITS, 160>;
 
-/// The FTL's memory port, from the controller: 64-bit words at 32-bit
-/// addresses, answered in order (no tags).
-#[derive(LogicInterface, Default)]
-#[join = "FtlMemResponder"]
-pub struct FtlMemController {
-    pub req_valid: Signal<Out, Bit>,
-    pub req_ready: Signal<In, Bit>,
-    pub req_write: Signal<Out, Bit>,
-    pub req_addr: Signal<Out, Bits<MEM_ADDR_BITS>>,
-    pub req_wdata: Signal<Out, Bits<MEM_DATA_BITS>>,
-    pub rsp_valid: Signal<In, Bit>,
-    pub rsp_rdata: Signal<In, Bits<MEM_DATA_BITS>>,
+signal_group! {
+    /// The FTL's memory port, from the controller: 64-bit words at 32-bit
+    /// addresses, answered in order (no tags).
+    #[join = "FtlMemResponder"]
+    pub struct FtlMemController;
+    /// The answering half of [`FtlMemController`].
+    #[join = "FtlMemController"]
+    pub struct FtlMemResponder;
+    {
+        req_valid: Out Bit,
+        req_ready: In Bit,
+        req_write: Out Bit,
+        req_addr: Out Bits<MEM_ADDR_BITS>,
+        req_wdata: Out Bits<MEM_DATA_BITS>,
+        rsp_valid: In Bit,
+        rsp_rdata: In Bits<MEM_DATA_BITS>,
+    }
 }
 
-/// The answering half of [`FtlMemController`].
-#[derive(LogicInterface, Default)]
-#[join = "FtlMemController"]
-pub struct FtlMemResponder {
-    pub req_valid: Signal<In, Bit>,
-    pub req_ready: Signal<Out, Bit>,
-    pub req_write: Signal<In, Bit>,
-    pub req_addr: Signal<In, Bits<MEM_ADDR_BITS>>,
-    pub req_wdata: Signal<In, Bits<MEM_DATA_BITS>>,
-    pub rsp_valid: Signal<Out, Bit>,
-    pub rsp_rdata: Signal<Out, Bits<MEM_DATA_BITS>>,
+signal_group! {
+    /// Commands to the index ([`crate::index::Op`] in `op`), from the side that
+    /// sends them; `tag` comes back with the response.
+    #[join = "IndexCommandSink"]
+    pub struct IndexCommandSource;
+    /// The index's half of [`IndexCommandSource`].
+    #[join = "IndexCommandSource"]
+    pub struct IndexCommandSink;
+    {
+        valid: Out Bit,
+        ready: In Bit,
+        op: Out Bits<3>,
+        fp: Out Bits<160>,
+        entry: Out Bits<ENTRY_BITS>,
+        tag: Out Bits<CMD_TAG_BITS>,
+    }
 }
 
-/// Commands to the index ([`crate::index::Op`] in `op`), from the side that
-/// sends them; `tag` comes back with the response.
-#[derive(LogicInterface, Default)]
-#[join = "IndexCommandSink"]
-pub struct IndexCommandSource {
-    pub valid: Signal<Out, Bit>,
-    pub ready: Signal<In, Bit>,
-    pub op: Signal<Out, Bits<3>>,
-    pub fp: Signal<Out, Bits<160>>,
-    pub entry: Signal<Out, Bits<ENTRY_BITS>>,
-    pub tag: Signal<Out, Bits<CMD_TAG_BITS>>,
+signal_group! {
+    /// The index's responses, one per command, from the index.
+    #[join = "IndexResponseSink"]
+    pub struct IndexResponseSource;
+    /// The receiving half of [`IndexResponseSource`].
+    #[join = "IndexResponseSource"]
+    pub struct IndexResponseSink;
+    {
+        valid: Out Bit,
+        ready: In Bit,
+        tag: Out Bits<CMD_TAG_BITS>,
+        status: Out Bits<4>,
+        entry: Out Bits<ENTRY_BITS>,
+        refcount: Out Bits<INDEX_REFCOUNT_BITS>,
+        flags: Out Bits<4>,
+    }
 }
 
-/// The index's half of [`IndexCommandSource`].
-#[derive(LogicInterface, Default)]
-#[join = "IndexCommandSource"]
-pub struct IndexCommandSink {
-    pub valid: Signal<In, Bit>,
-    pub ready: Signal<Out, Bit>,
-    pub op: Signal<In, Bits<3>>,
-    pub fp: Signal<In, Bits<160>>,
-    pub entry: Signal<In, Bits<ENTRY_BITS>>,
-    pub tag: Signal<In, Bits<CMD_TAG_BITS>>,
+signal_group! {
+    /// The index's event counters, as it drives them.
+    #[join = "IndexCountersSink"]
+    pub struct IndexCounters;
+    /// The reading half of [`IndexCounters`].
+    #[join = "IndexCounters"]
+    pub struct IndexCountersSink;
+    {
+        commands: Out Bits<STAT_BITS>,
+        bloom_negatives: Out Bits<STAT_BITS>,
+        false_positives: Out Bits<STAT_BITS>,
+        rebuilds: Out Bits<STAT_BITS>,
+        signature_misses: Out Bits<STAT_BITS>,
+        entries_used: Out Bits<STAT_BITS>,
+    }
 }
 
-/// The index's responses, one per command, from the index.
-#[derive(LogicInterface, Default)]
-#[join = "IndexResponseSink"]
-pub struct IndexResponseSource {
-    pub valid: Signal<Out, Bit>,
-    pub ready: Signal<In, Bit>,
-    pub tag: Signal<Out, Bits<CMD_TAG_BITS>>,
-    pub status: Signal<Out, Bits<4>>,
-    pub entry: Signal<Out, Bits<ENTRY_BITS>>,
-    pub refcount: Signal<Out, Bits<INDEX_REFCOUNT_BITS>>,
-    pub flags: Signal<Out, Bits<4>>,
+signal_group! {
+    /// Commands to the FTL ([`crate::ftl::Op`] in `op`), from the host's side;
+    /// `tag` comes back with the response.
+    #[join = "FtlCommandSink"]
+    pub struct FtlCommandSource;
+    /// The FTL's half of [`FtlCommandSource`].
+    #[join = "FtlCommandSource"]
+    pub struct FtlCommandSink;
+    {
+        valid: Out Bit,
+        ready: In Bit,
+        op: Out Bits<3>,
+        tag: Out Bits<CMD_TAG_BITS>,
+        lpa: Out Bits<ADDR_BITS>,
+        fp: Out Bits<160>,
+    }
 }
 
-/// The receiving half of [`IndexResponseSource`].
-#[derive(LogicInterface, Default)]
-#[join = "IndexResponseSource"]
-pub struct IndexResponseSink {
-    pub valid: Signal<In, Bit>,
-    pub ready: Signal<Out, Bit>,
-    pub tag: Signal<In, Bits<CMD_TAG_BITS>>,
-    pub status: Signal<In, Bits<4>>,
-    pub entry: Signal<In, Bits<ENTRY_BITS>>,
-    pub refcount: Signal<In, Bits<INDEX_REFCOUNT_BITS>>,
-    pub flags: Signal<In, Bits<4>>,
+signal_group! {
+    /// The FTL's responses, one per command, from the FTL.
+    #[join = "FtlResponseSink"]
+    pub struct FtlResponseSource;
+    /// The receiving half of [`FtlResponseSource`].
+    #[join = "FtlResponseSource"]
+    pub struct FtlResponseSink;
+    {
+        valid: Out Bit,
+        ready: In Bit,
+        tag: Out Bits<CMD_TAG_BITS>,
+        status: Out Bits<4>,
+        value: Out Bits<32>,
+        flags: Out Bits<3>,
+    }
 }
 
-/// The index's event counters, as it drives them.
-#[derive(LogicInterface, Default)]
-pub struct IndexCounters {
-    pub commands: Signal<Out, Bits<STAT_BITS>>,
-    pub bloom_negatives: Signal<Out, Bits<STAT_BITS>>,
-    pub false_positives: Signal<Out, Bits<STAT_BITS>>,
-    pub rebuilds: Signal<Out, Bits<STAT_BITS>>,
-    pub signature_misses: Signal<Out, Bits<STAT_BITS>>,
-    pub entries_used: Signal<Out, Bits<STAT_BITS>>,
+signal_group! {
+    /// Relocations (garbage collection moved physical page `from` to `to`),
+    /// from the FTL.
+    #[join = "MoveSink"]
+    pub struct MoveSource;
+    /// The receiving half of [`MoveSource`].
+    #[join = "MoveSource"]
+    pub struct MoveSink;
+    {
+        valid: Out Bit,
+        ready: In Bit,
+        from: Out Bits<ADDR_BITS>,
+        to: Out Bits<ADDR_BITS>,
+    }
 }
 
-/// Commands to the FTL ([`crate::ftl::Op`] in `op`), from the host's side;
-/// `tag` comes back with the response.
-#[derive(LogicInterface, Default)]
-#[join = "FtlCommandSink"]
-pub struct FtlCommandSource {
-    pub valid: Signal<Out, Bit>,
-    pub ready: Signal<In, Bit>,
-    pub op: Signal<Out, Bits<3>>,
-    pub tag: Signal<Out, Bits<CMD_TAG_BITS>>,
-    pub lpa: Signal<Out, Bits<ADDR_BITS>>,
-    pub fp: Signal<Out, Bits<160>>,
-}
-
-/// The FTL's half of [`FtlCommandSource`].
-#[derive(LogicInterface, Default)]
-#[join = "FtlCommandSource"]
-pub struct FtlCommandSink {
-    pub valid: Signal<In, Bit>,
-    pub ready: Signal<Out, Bit>,
-    pub op: Signal<In, Bits<3>>,
-    pub tag: Signal<In, Bits<CMD_TAG_BITS>>,
-    pub lpa: Signal<In, Bits<ADDR_BITS>>,
-    pub fp: Signal<In, Bits<160>>,
-}
-
-/// The FTL's responses, one per command, from the FTL.
-#[derive(LogicInterface, Default)]
-#[join = "FtlResponseSink"]
-pub struct FtlResponseSource {
-    pub valid: Signal<Out, Bit>,
-    pub ready: Signal<In, Bit>,
-    pub tag: Signal<Out, Bits<CMD_TAG_BITS>>,
-    pub status: Signal<Out, Bits<4>>,
-    pub value: Signal<Out, Bits<32>>,
-    pub flags: Signal<Out, Bits<3>>,
-}
-
-/// The receiving half of [`FtlResponseSource`].
-#[derive(LogicInterface, Default)]
-#[join = "FtlResponseSource"]
-pub struct FtlResponseSink {
-    pub valid: Signal<In, Bit>,
-    pub ready: Signal<Out, Bit>,
-    pub tag: Signal<In, Bits<CMD_TAG_BITS>>,
-    pub status: Signal<In, Bits<4>>,
-    pub value: Signal<In, Bits<32>>,
-    pub flags: Signal<In, Bits<3>>,
-}
-
-/// Relocations (garbage collection moved physical page `from` to `to`),
-/// from the FTL.
-#[derive(LogicInterface, Default)]
-#[join = "MoveSink"]
-pub struct MoveSource {
-    pub valid: Signal<Out, Bit>,
-    pub ready: Signal<In, Bit>,
-    pub from: Signal<Out, Bits<ADDR_BITS>>,
-    pub to: Signal<Out, Bits<ADDR_BITS>>,
-}
-
-/// The receiving half of [`MoveSource`].
-#[derive(LogicInterface, Default)]
-#[join = "MoveSource"]
-pub struct MoveSink {
-    pub valid: Signal<In, Bit>,
-    pub ready: Signal<Out, Bit>,
-    pub from: Signal<In, Bits<ADDR_BITS>>,
-    pub to: Signal<In, Bits<ADDR_BITS>>,
-}
-
-/// Page data, 32-bit big-endian words, from the side that has the pages.
-#[derive(LogicInterface, Default)]
-#[join = "PageWordSink"]
-pub struct PageWordSource {
-    pub word: Signal<Out, Bits<32>>,
-    pub valid: Signal<Out, Bit>,
-    pub ready: Signal<In, Bit>,
-}
-
-/// The receiving half of [`PageWordSource`].
-#[derive(LogicInterface, Default)]
-#[join = "PageWordSource"]
-pub struct PageWordSink {
-    pub word: Signal<In, Bits<32>>,
-    pub valid: Signal<In, Bit>,
-    pub ready: Signal<Out, Bit>,
+signal_group! {
+    /// Page data, 32-bit big-endian words, from the side that has the pages.
+    #[join = "PageWordSink"]
+    pub struct PageWordSource;
+    /// The receiving half of [`PageWordSource`].
+    #[join = "PageWordSource"]
+    pub struct PageWordSink;
+    {
+        word: Out Bits<32>,
+        valid: Out Bit,
+        ready: In Bit,
+    }
 }
 
 /// The FTL's geometry and limits (their contract is the controller's
