@@ -38,6 +38,10 @@ fn models() -> Vec<(String, String)> {
         "page_assembler".to_string(),
         ditto_hw::verilog::top_verilog(ditto_hw::board::PageAssembler::default()),
     ));
+    models.push((
+        "request_decoder".to_string(),
+        ditto_hw::verilog::top_verilog(ditto_hw::board::RequestDecoder::default()),
+    ));
     // The Cu's whole-core board top, built for cosimulation (a fast UART,
     // short timeouts, a small geometry), for tests through its UART pins.
     models.push((

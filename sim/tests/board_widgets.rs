@@ -1,6 +1,7 @@
 //! The board top's widgets, each in its emitted Verilog against its model:
 //! the receive framer against the protocol's `Deframer`, the transmit framer
-//! against `Frame::encode`, the page assembler against the page's bytes.
+//! against `Frame::encode`, the page assembler against the page's bytes, the
+//! request decoder against the protocol's rules for each frame.
 //! Seeded streams, skewed as a link's traffic is (mostly the common frames,
 //! with damaged, abandoned and maximal ones among them).
 use ditto_hw::board::protocol::{error, kind, Deframer, Frame, FrameError, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN};
@@ -623,5 +624,294 @@ fn the_page_assembler_makes_words_pads_and_drops() {
                 assert_eq!(drops, (dropped && taken) as usize, "round {round}: a page is dropped only if taken");
             }
         }
+    });
+}
+
+/// One frame as the request decoder sees it, with the board's state.
+#[derive(Clone, Debug)]
+struct DecoderCase {
+    good: bool,
+    /// The frame's kind ([`kind::COMMAND`], `AGAIN`, `FP_DATA`, `MEM_DATA`, `ACK`).
+    kind: u8,
+    tag: u8,
+    op: u8,
+    lpa: u32,
+    fp: [u8; 20],
+    page_frame: bool,
+    core_busy: bool,
+    response_pending: bool,
+    page_open: bool,
+    answered: Option<u8>,
+    /// The request under way as [`ditto_hw::board::HostRequest`] numbers it
+    /// (0 for none), and its tag.
+    request: u64,
+    request_tag: u8,
+    request_sending: bool,
+}
+
+/// What the board does with a frame, as the protocol says.
+#[derive(Debug, PartialEq)]
+enum Decision {
+    Nothing,
+    Reject(u8),
+    Resend,
+    Run { op: u8, more: bool, lpa: u32, fp: [u8; 20] },
+    Answer { status: u8, value: u32 },
+    Complete,
+}
+
+impl DecoderCase {
+    /// The protocol's answer, and whether the frame's page is dropped.
+    fn decide(&self, counters: &[u32; 6]) -> (Decision, bool) {
+        use ditto_hw::ftl::{Op, Status};
+        if !self.good {
+            return (Decision::Reject(error::CHECKSUM), true);
+        }
+        match self.kind {
+            kind::COMMAND => {
+                if self.core_busy || self.response_pending || (self.page_frame && !self.page_open) {
+                    return (Decision::Reject(error::BUSY), true);
+                }
+                if self.answered == Some(self.tag) {
+                    return (Decision::Resend, true);
+                }
+                let op = self.op & !ditto_hw::board::protocol::MORE;
+                let takes_page = op == Op::Write as u8;
+                if op > Op::Reset as u8 || takes_page != self.page_frame {
+                    return (Decision::Answer { status: Status::ErrMalformed as u8, value: 0 }, true);
+                }
+                let base = ditto_hw::board::protocol::INDEX_STATS_BASE;
+                if op == Op::Stats as u8 && (base..base + 6).contains(&self.lpa) {
+                    let value = counters[(self.lpa - base) as usize];
+                    return (Decision::Answer { status: Status::Done as u8, value }, false);
+                }
+                let more = self.op & ditto_hw::board::protocol::MORE != 0;
+                (Decision::Run { op, more, lpa: self.lpa, fp: self.fp }, false)
+            }
+            kind::AGAIN => {
+                (if self.answered.is_some() && !self.core_busy { Decision::Resend } else { Decision::Nothing }, false)
+            }
+            k => {
+                let answers = match self.request {
+                    1 | 3 | 5 => k == kind::ACK,
+                    2 => k == kind::MEM_DATA,
+                    4 => k == kind::FP_DATA,
+                    _ => false,
+                };
+                let taken = answers && self.tag == self.request_tag && !self.request_sending;
+                (if taken { Decision::Complete } else { Decision::Nothing }, false)
+            }
+        }
+    }
+
+    /// A frame drawn as a link's traffic is: mostly commands, with their
+    /// selectors and opcodes near the edges the decoder tells apart (the
+    /// index counters, `WRITE` with and without a page, opcodes above 7,
+    /// the last response's tag), answers with the request's tag or not.
+    fn draw(rng: &mut ChaCha8Rng) -> DecoderCase {
+        let request_tag = rng.gen();
+        let answered = if rng.gen_ratio(9, 10) { Some(rng.gen()) } else { None };
+        let kind = match rng.gen_range(0..100) {
+            0..=59 => kind::COMMAND,
+            60..=69 => kind::AGAIN,
+            70..=79 => kind::FP_DATA,
+            80..=89 => kind::MEM_DATA,
+            _ => kind::ACK,
+        };
+        let tag = match (kind, rng.gen_range(0..10)) {
+            (kind::COMMAND, 0) => answered.unwrap_or(0),
+            (kind::FP_DATA | kind::MEM_DATA | kind::ACK, 0..=6) => request_tag,
+            _ => rng.gen(),
+        };
+        let op = match rng.gen_range(0..10) {
+            0..=4 => rng.gen_range(0..8),
+            5..=6 => 5,
+            7 => rng.gen_range(8..128),
+            _ => rng.gen(),
+        } | if rng.gen_ratio(1, 4) { ditto_hw::board::protocol::MORE } else { 0 };
+        let lpa = match rng.gen_range(0..10) {
+            0..=3 => rng.gen_range(10..20),
+            4 => rng.gen_range(10..20) | (1 << rng.gen_range(5..24)),
+            5 => (1 << 24) - 1,
+            _ => rng.gen_range(0..1 << 24),
+        };
+        let mut fp = [0u8; 20];
+        rng.fill(&mut fp);
+        let page_frame = kind == kind::COMMAND && rng.gen_ratio(1, 3);
+        DecoderCase {
+            good: rng.gen_ratio(15, 16),
+            kind,
+            tag,
+            op,
+            lpa,
+            fp,
+            page_frame,
+            core_busy: rng.gen_ratio(1, 8),
+            response_pending: rng.gen_ratio(1, 8),
+            page_open: rng.gen_ratio(7, 8),
+            answered,
+            request: rng.gen_range(0..=5),
+            request_tag,
+            request_sending: rng.gen_ratio(1, 6),
+        }
+    }
+}
+
+#[test]
+fn the_request_decoder_does_what_the_protocol_says() {
+    let seed = common::seed("the_request_decoder_does_what_the_protocol_says");
+    cosim("request_decoder", "request_decoder", |m| {
+        let mut rng = common::rng(seed);
+        let all_ports: std::collections::HashMap<&str, PortId> = [
+            "reset",
+            "done",
+            "good",
+            "tag",
+            "payload",
+            "page_frame",
+            "is_command",
+            "is_again",
+            "is_fp_data",
+            "is_mem_data",
+            "is_ack",
+            "core_busy",
+            "response_pending",
+            "page_open",
+            "answered",
+            "answered_tag",
+            "request",
+            "request_tag",
+            "request_sending",
+            "op",
+            "more",
+            "lpa",
+            "fp",
+            "reject",
+            "reject_code",
+            "drop_page",
+            "run",
+            "resend",
+            "answer_here",
+            "answer_status",
+            "answer_value",
+            "complete",
+        ]
+        .into_iter()
+        .map(|n| (n, port(m, n)))
+        .collect();
+        let p = |n: &str| all_ports[n];
+        let names = [
+            "counters$commands",
+            "counters$bloom_negatives",
+            "counters$false_positives",
+            "counters$rebuilds",
+            "counters$signature_misses",
+            "counters$entries_used",
+        ];
+        let counter_ports: Vec<PortId> = names.iter().map(|n| port(m, n)).collect();
+        let (done, reject, reject_code, drop_page) = (p("done"), p("reject"), p("reject_code"), p("drop_page"));
+        let (run, resend, answer_here, complete) = (p("run"), p("resend"), p("answer_here"), p("complete"));
+        m.set(p("reset"), 1);
+        m.tick();
+        m.set(p("reset"), 0);
+        let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+        for case_no in 0..3_000 {
+            let case = DecoderCase::draw(&mut rng);
+            // Counters near their extremes now and then.
+            let counters: [u32; 6] = std::array::from_fn(|_| if rng.gen_ratio(1, 8) { u32::MAX } else { rng.gen() });
+            for (port_id, value) in counter_ports.iter().zip(counters) {
+                m.set(*port_id, value as u64);
+            }
+            let mut payload = vec![case.op];
+            payload.extend_from_slice(&case.lpa.to_be_bytes()[1..]);
+            payload.extend_from_slice(&case.fp);
+            let words: Vec<u32> = payload.rchunks(4).map(|c| u32::from_be_bytes(c.try_into().unwrap())).collect();
+            m.set_words(p("payload"), &words);
+            m.set(p("good"), case.good as u64);
+            m.set(p("tag"), case.tag as u64);
+            m.set(p("page_frame"), case.page_frame as u64);
+            for (name, k) in [
+                ("is_command", kind::COMMAND),
+                ("is_again", kind::AGAIN),
+                ("is_fp_data", kind::FP_DATA),
+                ("is_mem_data", kind::MEM_DATA),
+                ("is_ack", kind::ACK),
+            ] {
+                m.set(p(name), (case.kind == k) as u64);
+            }
+            m.set(p("core_busy"), case.core_busy as u64);
+            m.set(p("response_pending"), case.response_pending as u64);
+            m.set(p("page_open"), case.page_open as u64);
+            m.set(p("answered"), case.answered.is_some() as u64);
+            m.set(p("answered_tag"), case.answered.unwrap_or(0) as u64);
+            m.set(p("request"), case.request);
+            m.set(p("request_tag"), case.request_tag as u64);
+            m.set(p("request_sending"), case.request_sending as u64);
+            // The frame's fields hold for its CRC's four bytes (clocks
+            // apart) before `done`: three clocks let the decoder's
+            // registered decodes settle.
+            for _ in 0..rng.gen_range(3..7) {
+                m.tick();
+                m.eval();
+                assert_eq!(
+                    m.get(run) + m.get(resend) + m.get(reject) + m.get(drop_page),
+                    0,
+                    "case {case_no}: no decision without done"
+                );
+            }
+            m.set(done, 1);
+            m.eval();
+            let mut got = Decision::Nothing;
+            if m.get(reject) == 1 {
+                got = Decision::Reject(m.get(reject_code) as u8);
+            } else if m.get(resend) == 1 {
+                got = Decision::Resend;
+            } else if m.get(run) == 1 {
+                let words = m.get_words(p("fp")).to_vec();
+                let fp: Vec<u8> = wide_bytes(&words, 20);
+                got = Decision::Run {
+                    op: m.get(p("op")) as u8,
+                    more: m.get(p("more")) == 1,
+                    lpa: m.get(p("lpa")) as u32,
+                    fp: fp.try_into().unwrap(),
+                };
+            }
+            assert!(m.get(reject) + m.get(resend) + m.get(run) <= 1, "case {case_no}: one decision");
+            let dropped = m.get(drop_page) == 1;
+            m.tick();
+            m.set(done, 0);
+            m.eval();
+            if m.get(answer_here) == 1 {
+                assert_eq!(got, Decision::Nothing, "case {case_no}: one decision");
+                got = Decision::Answer {
+                    status: m.get(p("answer_status")) as u8,
+                    value: m.get(p("answer_value")) as u32,
+                };
+            }
+            if m.get(complete) == 1 {
+                assert_eq!(got, Decision::Nothing, "case {case_no}: one decision");
+                got = Decision::Complete;
+            }
+            let (expected, expected_drop) = case.decide(&counters);
+            assert_eq!(got, expected, "case {case_no}: {case:?}");
+            assert_eq!(dropped, expected_drop, "case {case_no}: the page is dropped: {case:?}");
+            let label = match expected {
+                Decision::Nothing => "nothing",
+                Decision::Reject(c) if c == error::CHECKSUM => "reject checksum",
+                Decision::Reject(_) => "reject busy",
+                Decision::Resend => "resend",
+                Decision::Run { .. } => "run",
+                Decision::Answer { status: 5, .. } => "index stats",
+                Decision::Answer { .. } => "malformed",
+                Decision::Complete => "complete",
+            };
+            *seen.entry(label).or_default() += 1;
+            // The pulses last one clock.
+            m.tick();
+            m.eval();
+            assert_eq!(m.get(answer_here) + m.get(complete), 0, "case {case_no}: one clock");
+        }
+        println!("decisions: {seen:?}");
+        assert_eq!(seen.len(), 8, "every decision is taken: {seen:?}");
     });
 }

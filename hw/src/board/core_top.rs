@@ -38,20 +38,22 @@
 //! Inside: the UART ([`UartRx`], [`UartTx`]); the receive framer
 //! ([`FrameReceiver`]: frames, header and CRC checks, the receive timeout);
 //! the page assembler ([`PageAssembler`]: a `WRITE`'s page into the lane,
-//! padding and dropping); the response encoder and transmit framer
-//! ([`FrameTransmitter`]: `E`, `R` and the requests, with their CRC). This
-//! file decides what each whole frame asks for (run a command, answer it
-//! here, send a response again, complete a request), latches the core's
-//! responses, and keeps the one request to the host under way.
+//! padding and dropping); the request decoder ([`RequestDecoder`]: what each
+//! whole frame asks for: run a command, answer it here, send a response
+//! again, complete a request, reject it); the response encoder and transmit
+//! framer ([`FrameTransmitter`]: `E`, `R` and the requests, with their CRC).
+//! This file wires them, latches the core's responses, and keeps the one
+//! request to the host under way.
 use super::frame_rx::FrameReceiver;
 use super::frame_tx::{FrameTransmitter, HostRequest};
 use super::page_assembler::PageAssembler;
+use super::request_decoder::RequestDecoder;
 use super::uart::{UartRx, UartTx};
 use crate::ftl::ditto_core::DittoCore;
 use crate::ftl::flash::Geometry;
 use crate::ftl::{MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::table::BlockRamTable;
-use crate::ports::{PageWordSource, TableController};
+use crate::ports::{IndexCounters, PageWordSource, TableController};
 use rust_hdl::prelude::*;
 
 /// What a board top is built with: the FTL geometry and the link's timing.
@@ -133,6 +135,7 @@ pub struct CoreBoardTop<
     uart_tx: UartTx,
     receiver: FrameReceiver,
     pages: PageAssembler,
+    decoder: RequestDecoder,
     transmitter: FrameTransmitter,
     rst_sync0: DFF<Bit>,
     rst_sync1: DFF<Bit>,
@@ -147,20 +150,7 @@ pub struct CoreBoardTop<
     r_flags: DFF<Bits<3>>,
     r_clean: DFF<Bits<16>>,
     r_ever: DFF<Bit>,
-    /// The received command is not one the core takes (`ErrMalformed`).
-    c_malformed: DFF<Bit>,
-    /// The received command is `STATS` of an index counter (answered here).
-    c_index_stats: DFF<Bit>,
-    /// The LPA field's bits 23..5 are all zero (a clock ahead of
-    /// `c_index_stats`, which needs bits 4..0 in 12..17 as well).
-    lpa_hi_zero: DFF<Bit>,
     rsp_pending: DFF<Bit>,
-    /// `local_rsp`, a clock later.
-    local_rsp_r: DFF<Bit>,
-    tag_again: DFF<Bit>,
-    tag_answers: DFF<Bit>,
-    /// The low bits of a `STATS` selector of an index counter.
-    idx_sel: DFF<Bits<5>>,
     clean_count: DFF<Bits<16>>,
     /// An error frame raised on the last clock, and its code (the error is
     /// recorded a clock after it is decided).
@@ -183,7 +173,6 @@ pub struct CoreBoardTop<
     /// controller's request multiplexers (the request is held until taken).
     req_mem_addr: DFF<Bits<MEM_ADDR_BITS>>,
     req_mem_wdata: DFF<Bits<MEM_DATA_BITS>>,
-    complete: DFF<Bit>,
     comp_kind: DFF<HostRequest>,
     mem_rsp_next: DFF<Bit>,
     fp_rsp_next: DFF<Bit>,
@@ -193,15 +182,8 @@ pub struct CoreBoardTop<
     responses_sent: DFF<Bits<4>>,
     framing_seen: DFF<Bit>,
     link_error_seen: DFF<Bit>,
-    lpa: Signal<Local, Bits<24>>,
-    op: Signal<Local, Bits<8>>,
-    answer_ok: Signal<Local, Bit>,
-    idx_value: Signal<Local, Bits<32>>,
     raise: Signal<Local, Bit>,
     raise_code: Signal<Local, Bits<8>>,
-    /// The frame's page (if it took one) is not to be claimed.
-    drop_page: Signal<Local, Bit>,
-    local_rsp: Signal<Local, Bit>,
     k_dev_bits: Constant<Bits<2>>,
     k_block_bits: Constant<Bits<4>>,
     k_page_bits: Constant<Bits<4>>,
@@ -245,6 +227,7 @@ impl<
             uart_tx: UartTx::new(setup.cycles_per_bit),
             receiver: Default::default(),
             pages: Default::default(),
+            decoder: Default::default(),
             transmitter: Default::default(),
             rst_sync0: Default::default(),
             rst_sync1: Default::default(),
@@ -259,14 +242,7 @@ impl<
             r_flags: Default::default(),
             r_clean: Default::default(),
             r_ever: Default::default(),
-            c_malformed: Default::default(),
-            c_index_stats: Default::default(),
-            lpa_hi_zero: Default::default(),
             rsp_pending: Default::default(),
-            local_rsp_r: Default::default(),
-            tag_again: Default::default(),
-            tag_answers: Default::default(),
-            idx_sel: Default::default(),
             clean_count: Default::default(),
             raise_r: Default::default(),
             raise_code_r: Default::default(),
@@ -282,7 +258,6 @@ impl<
             req_fp_tag: Default::default(),
             req_mem_addr: Default::default(),
             req_mem_wdata: Default::default(),
-            complete: Default::default(),
             comp_kind: Default::default(),
             mem_rsp_next: Default::default(),
             fp_rsp_next: Default::default(),
@@ -291,14 +266,8 @@ impl<
             responses_sent: Default::default(),
             framing_seen: Default::default(),
             link_error_seen: Default::default(),
-            lpa: Default::default(),
-            op: Default::default(),
-            answer_ok: Default::default(),
-            idx_value: Default::default(),
             raise: Default::default(),
             raise_code: Default::default(),
-            drop_page: Default::default(),
-            local_rsp: Default::default(),
             k_dev_bits: Constant::new(bits::<2>(BoardSetup::log2(g.devices, "devices"))),
             k_block_bits: Constant::new(bits::<4>(BoardSetup::log2(g.blocks_per_device, "blocks per device"))),
             k_page_bits: Constant::new(bits::<4>(BoardSetup::log2(g.pages_per_block, "pages per block"))),
@@ -342,14 +311,7 @@ impl<
             r_flags,
             r_clean,
             r_ever,
-            c_malformed,
-            c_index_stats,
-            lpa_hi_zero,
             rsp_pending,
-            local_rsp_r,
-            tag_again,
-            tag_answers,
-            idx_sel,
             clean_count,
             raise_r,
             raise_code_r,
@@ -365,7 +327,6 @@ impl<
             req_fp_tag,
             req_mem_addr,
             req_mem_wdata,
-            complete,
             comp_kind,
             mem_rsp_next,
             fp_rsp_next,
@@ -375,7 +336,7 @@ impl<
             framing_seen,
             link_error_seen
         );
-        clock!(self, clock, core, block_ram, uart_rx, uart_tx, receiver, pages, transmitter);
+        clock!(self, clock, core, block_ram, uart_rx, uart_tx, receiver, pages, decoder, transmitter);
         // Reset: power-on (flip-flops start at zero) or the button, synchronized.
         self.rst_sync0.d.next = self.rst_n.val();
         self.rst_sync1.d.next = self.rst_sync0.q.val();
@@ -388,6 +349,7 @@ impl<
         self.uart_tx.reset.next = self.reset.q.val();
         self.receiver.reset.next = self.reset.q.val();
         self.pages.reset.next = self.reset.q.val();
+        self.decoder.reset.next = self.reset.q.val();
         self.transmitter.reset.next = self.reset.q.val();
 
         // --- The core: fixed geometry, the table in block RAM ---------------
@@ -403,14 +365,12 @@ impl<
         self.core.cfg.refcount_max.next = self.k_refcount_max.val();
         TableController::join(&mut self.core.tbl, &mut self.block_ram.port);
 
-        // Commands, pages and answers from the receiver.
-        self.op.next = self.receiver.payload.val().get_bits::<8>(184);
-        self.lpa.next = self.receiver.payload.val().get_bits::<24>(160);
+        // Commands from the decoder; pages and answers from the receiver.
         self.core.cmd.valid.next = self.cmd_go.q.val();
-        self.core.cmd.op.next = self.receiver.payload.val().get_bits::<3>(184);
+        self.core.cmd.op.next = self.decoder.op.val();
         self.core.cmd.tag.next = self.receiver.tag.val();
-        self.core.cmd.lpa.next = self.lpa.val();
-        self.core.cmd.fp.next = self.receiver.payload.val().get_bits::<160>(0);
+        self.core.cmd.lpa.next = self.decoder.lpa.val();
+        self.core.cmd.fp.next = self.decoder.fp.val();
         if self.cmd_go.q.val() & self.core.cmd.ready.val() {
             self.cmd_go.d.next = false;
         }
@@ -421,23 +381,6 @@ impl<
         self.core.fp.rsp_valid.next = self.fp_rsp_next.q.val();
         self.core.fp.rsp_tag.next = self.req_fp_tag.q.val();
         self.core.fp.rsp_rdata.next = self.receiver.payload.val().get_bits::<160>(0);
-
-        // The index's counters, read by STATS selectors 12..17.
-        self.idx_sel.d.next = self.lpa.val().get_bits::<5>(0);
-        self.idx_value.next = 0.into();
-        if self.idx_sel.q.val() == 12 {
-            self.idx_value.next = self.core.idx_stats.commands.val();
-        } else if self.idx_sel.q.val() == 13 {
-            self.idx_value.next = self.core.idx_stats.bloom_negatives.val();
-        } else if self.idx_sel.q.val() == 14 {
-            self.idx_value.next = self.core.idx_stats.false_positives.val();
-        } else if self.idx_sel.q.val() == 15 {
-            self.idx_value.next = self.core.idx_stats.rebuilds.val();
-        } else if self.idx_sel.q.val() == 16 {
-            self.idx_value.next = self.core.idx_stats.signature_misses.val();
-        } else if self.idx_sel.q.val() == 17 {
-            self.idx_value.next = self.core.idx_stats.entries_used.val();
-        }
 
         // Responses: latched (for `A`), with the cleaner steps before them.
         if self.core.cleaned.val() {
@@ -456,9 +399,8 @@ impl<
         }
 
         // --- Receiver: frames from the UART's bytes, pages into the lanes ---
-        // An error frame to send (`raise`: the receiver's, or a decision's
-        // below, which comes later and wins), and a response the top gives
-        // itself (`local_rsp`): each recorded once, below.
+        // An error frame to send (`raise`: the receiver's, or the decoder's
+        // below, which comes later and wins) is recorded once, below.
         self.uart_rx.rx.next = self.usb_rx.val();
         if self.uart_rx.framing_error.val() {
             self.framing_seen.d.next = true;
@@ -478,76 +420,41 @@ impl<
         self.pages.pad.next = self.receiver.padding.val();
         self.raise.next = self.receiver.raise.val();
         self.raise_code.next = self.receiver.raise_code.val();
-        self.local_rsp.next = false;
-        self.drop_page.next = false;
-        self.tag_again.d.next = self.r_ever.q.val() & (self.receiver.tag.val() == self.r_tag.q.val());
-        self.tag_answers.d.next = self.receiver.tag.val() == self.seq.q.val();
 
-        // What a command frame asks for, decided from its payload (registered,
-        // in two steps: the payload is complete two bytes before the frame
-        // ends). Opcodes 1..7 from bits (no comparator); `STATS` 12..17 from
-        // the LPA field's zero top and its low five bits.
-        self.c_malformed.d.next = !(((self.op.val().get_bits::<7>(0) == 0) & self.receiver.page_frame.val())
-            | ((self.op.val().get_bits::<4>(3) == 0)
-                & (self.op.val().get_bits::<3>(0) != 0)
-                & !self.receiver.page_frame.val()));
-        self.lpa_hi_zero.d.next = self.lpa.val().get_bits::<19>(5) == 0;
-        self.c_index_stats.d.next = (self.op.val().get_bits::<7>(0) == 5)
-            & self.lpa_hi_zero.q.val()
-            & ((self.lpa.val().get_bits::<3>(2) == 3) | (self.lpa.val().get_bits::<4>(1) == 8));
-
-        // A whole frame: act on it (the clock after its last byte).
-        self.answer_ok.next = self.tag_answers.q.val() & !self.transmitter.sending_request.val();
-        self.complete.d.next = false;
-        if self.receiver.done.val() {
-            if !self.receiver.good.val() {
-                self.raise.next = true;
-                self.raise_code.next = 1.into();
-                self.drop_page.next = true;
-            } else if self.receiver.is_command.val() {
-                if self.cmd_busy.q.val()
-                    | self.rsp_pending.q.val()
-                    | (self.receiver.page_frame.val() & !self.pages.active.val())
-                {
-                    self.raise.next = true;
-                    self.raise_code.next = 4.into();
-                    self.drop_page.next = true;
-                } else if self.tag_again.q.val() {
-                    // A command sent again after its response was lost: it
-                    // is not run twice; its response goes out again.
-                    self.rsp_pending.d.next = true;
-                    self.drop_page.next = true;
-                } else if self.c_malformed.q.val() {
-                    // Not a command the core can take: ErrMalformed.
-                    self.local_rsp.next = true;
-                    self.drop_page.next = true;
-                } else if self.c_index_stats.q.val() {
-                    self.local_rsp.next = true;
-                } else {
-                    self.cmd_go.d.next = true;
-                    self.cmd_busy.d.next = true;
-                    self.hold.d.next = self.op.val().get_bit(7);
-                }
-            } else if self.receiver.is_again.val() {
-                if self.r_ever.q.val() & !self.cmd_busy.q.val() {
-                    self.rsp_pending.d.next = true;
-                }
-            } else if self.answer_ok.val() {
-                // `F` answers a fingerprint read, `D` a memory read, `K` a write.
-                if (self.receiver.is_fp_data.val() & (self.req_kind.q.val() == HostRequest::FpRead))
-                    | (self.receiver.is_mem_data.val() & (self.req_kind.q.val() == HostRequest::MemRead))
-                    | (self.receiver.is_ack.val()
-                        & ((self.req_kind.q.val() == HostRequest::Move)
-                            | (self.req_kind.q.val() == HostRequest::MemWrite)
-                            | (self.req_kind.q.val() == HostRequest::FpWrite)))
-                {
-                    self.complete.d.next = true;
-                }
-            }
+        // --- Request decoder: what each whole frame asks for ---------------
+        self.decoder.done.next = self.receiver.done.val();
+        self.decoder.good.next = self.receiver.good.val();
+        self.decoder.tag.next = self.receiver.tag.val();
+        self.decoder.payload.next = self.receiver.payload.val();
+        self.decoder.page_frame.next = self.receiver.page_frame.val();
+        self.decoder.is_command.next = self.receiver.is_command.val();
+        self.decoder.is_again.next = self.receiver.is_again.val();
+        self.decoder.is_fp_data.next = self.receiver.is_fp_data.val();
+        self.decoder.is_mem_data.next = self.receiver.is_mem_data.val();
+        self.decoder.is_ack.next = self.receiver.is_ack.val();
+        self.decoder.core_busy.next = self.cmd_busy.q.val();
+        self.decoder.response_pending.next = self.rsp_pending.q.val();
+        self.decoder.page_open.next = self.pages.active.val();
+        self.decoder.answered.next = self.r_ever.q.val();
+        self.decoder.answered_tag.next = self.r_tag.q.val();
+        self.decoder.request.next = self.req_kind.q.val();
+        self.decoder.request_tag.next = self.seq.q.val();
+        self.decoder.request_sending.next = self.transmitter.sending_request.val();
+        IndexCounters::join(&mut self.core.idx_stats, &mut self.decoder.counters);
+        if self.decoder.reject.val() {
+            self.raise.next = true;
+            self.raise_code.next = self.decoder.reject_code.val();
         }
-
+        if self.decoder.run.val() {
+            self.cmd_go.d.next = true;
+            self.cmd_busy.d.next = true;
+            self.hold.d.next = self.decoder.more.val();
+        }
+        if self.decoder.resend.val() {
+            self.rsp_pending.d.next = true;
+        }
         // The frame's page is dropped when a decision says so.
-        self.pages.drop.next = self.drop_page.val();
+        self.pages.drop.next = self.decoder.drop_page.val();
 
         // The frame's kind and tag are unchanged a clock later (the next
         // frame's kind is bytes away).
@@ -559,19 +466,12 @@ impl<
             self.err_kind.d.next = self.receiver.kind.val();
             self.err_tag.d.next = self.receiver.tag.val();
         }
-        // A response the top gives itself is recorded a clock after it is
-        // decided (no core response can arrive meanwhile: the core is idle),
-        // from what decided it (unchanged until the next frame's payload).
-        self.local_rsp_r.d.next = self.local_rsp.val();
-        if self.local_rsp_r.q.val() {
+        // A response the decoder gives itself (no core response can arrive
+        // meanwhile: the core is idle).
+        if self.decoder.answer_here.val() {
             self.r_tag.d.next = self.receiver.tag.val();
-            if self.c_malformed.q.val() {
-                self.r_status.d.next = 10.into();
-                self.r_value.d.next = 0.into();
-            } else {
-                self.r_status.d.next = 5.into();
-                self.r_value.d.next = self.idx_value.val();
-            }
+            self.r_status.d.next = self.decoder.answer_status.val();
+            self.r_value.d.next = self.decoder.answer_value.val();
             self.r_flags.d.next = 0.into();
             self.r_clean.d.next = self.clean_count.q.val();
             self.r_ever.d.next = true;
@@ -582,14 +482,14 @@ impl<
         // One of each [`HostRequest`] kind; a relocation first, then the FTL
         // memory, then the fingerprint store.
         self.comp_kind.d.next = self.req_kind.q.val();
-        self.core.mv.ready.next = self.complete.q.val() & (self.comp_kind.q.val() == HostRequest::Move);
-        self.core.mem.req_ready.next = self.complete.q.val()
+        self.core.mv.ready.next = self.decoder.complete.val() & (self.comp_kind.q.val() == HostRequest::Move);
+        self.core.mem.req_ready.next = self.decoder.complete.val()
             & ((self.comp_kind.q.val() == HostRequest::MemRead) | (self.comp_kind.q.val() == HostRequest::MemWrite));
-        self.core.fp.req_ready.next = self.complete.q.val()
+        self.core.fp.req_ready.next = self.decoder.complete.val()
             & ((self.comp_kind.q.val() == HostRequest::FpRead) | (self.comp_kind.q.val() == HostRequest::FpWrite));
-        self.mem_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == HostRequest::MemRead);
-        self.fp_rsp_next.d.next = self.complete.q.val() & (self.comp_kind.q.val() == HostRequest::FpRead);
-        if self.complete.q.val() {
+        self.mem_rsp_next.d.next = self.decoder.complete.val() & (self.comp_kind.q.val() == HostRequest::MemRead);
+        self.fp_rsp_next.d.next = self.decoder.complete.val() & (self.comp_kind.q.val() == HostRequest::FpRead);
+        if self.decoder.complete.val() {
             self.req_kind.d.next = HostRequest::None;
             self.req_idle.d.next = true;
             self.seq.d.next = self.seq.q.val() + 1;
@@ -639,8 +539,9 @@ impl<
         self.transmitter.rsp_cleaned.next = self.r_clean.q.val();
         // A request may go out: registered, with the live `complete` and the
         // receiver's `done` (an answer being taken) checked as it starts.
-        self.req_go.d.next = self.req_due.q.val() & !self.req_idle.q.val() & !self.complete.q.val();
-        self.transmitter.request_ready.next = self.req_go.q.val() & !self.complete.q.val() & !self.receiver.done.val();
+        self.req_go.d.next = self.req_due.q.val() & !self.req_idle.q.val() & !self.decoder.complete.val();
+        self.transmitter.request_ready.next =
+            self.req_go.q.val() & !self.decoder.complete.val() & !self.receiver.done.val();
         self.transmitter.request.next = self.req_kind.q.val();
         self.transmitter.seq.next = self.seq.q.val();
         self.transmitter.mv_from.next = self.core.mv.from.val();
@@ -679,7 +580,6 @@ impl<
             self.hold.d.next = false;
             self.r_ever.d.next = false;
             self.rsp_pending.d.next = false;
-            self.local_rsp_r.d.next = false;
             self.clean_count.d.next = 0.into();
             self.err_pending.d.next = false;
             self.raise_r.d.next = false;
@@ -687,7 +587,6 @@ impl<
             self.req_idle.d.next = true;
             self.req_due.d.next = false;
             self.seq.d.next = 0.into();
-            self.complete.d.next = false;
             self.mem_rsp_next.d.next = false;
             self.fp_rsp_next.d.next = false;
             self.req_go.d.next = false;
