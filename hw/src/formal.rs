@@ -276,8 +276,8 @@ const FRAME_RX_BUGS: &[PlantedBug] = &[
     PlantedBug {
         name: "length-aliased",
         what: "the length's high byte is checked on its low five bits (0x30 passes for 0x10: a length the kind does not have is taken as one it has)",
-        find: "len_hi_page$d = data == 32'h10;",
-        replace: "len_hi_page$d = data[4:0] == 5'h10;",
+        find: "len_hi_page$d = data == k_page_len_high;",
+        replace: "len_hi_page$d = data[4:0] == k_page_len_high[4:0];",
         breaks: &["header", "tracks"],
     },
 ];

@@ -30,9 +30,19 @@
 //!   header ([`super::protocol::error::HEADER`]), or a frame that stopped
 //!   arriving ([`super::protocol::error::TRUNCATED`]).
 use super::crc32::Crc32Byte;
-use super::protocol::{error, kind, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN};
+use super::protocol::{error, kind, payload_lens, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN};
 use crate::logic_block;
 use rust_hdl::prelude::*;
+
+/// The one payload length a host's frames of `frame_kind` have.
+fn host_payload_len(frame_kind: u8) -> u64 {
+    let lens = payload_lens(frame_kind, true).expect("a kind the host sends");
+    assert_eq!(lens.len(), 1, "kind {frame_kind} has one length");
+    lens[0] as u64
+}
+
+// The header check takes a length's high byte as a page command's or zero.
+const _: () = assert!(COMMAND_LEN < 256 && WRITE_COMMAND_LEN >> 8 != 0 && WRITE_COMMAND_LEN < 1 << 16);
 
 /// Where the receiver is in a frame.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -123,7 +133,8 @@ logic_block! {
         crc_step: Crc32Byte,
         crc_next: Signal<Local, Bits<32>>,
         /// The header's last byte is on `data`: the length is the kind's
-        /// (a page command's; any kind's with a payload; an empty one's).
+        /// (a page command's; any kind's with a payload; an empty one's,
+        /// `K` and `A`, which carry nothing).
         hdr_page: Signal<Local, Bit>,
         hdr_payload: Signal<Local, Bit>,
         hdr_empty: Signal<Local, Bit>,
@@ -139,6 +150,11 @@ logic_block! {
         k_ack: Constant<Bits<8>> = Constant::new(bits(kind::ACK as u64)),
         k_command_len: Constant<Bits<13>> = Constant::new(bits(COMMAND_LEN as u64)),
         k_page_frame_len: Constant<Bits<16>> = Constant::new(bits(WRITE_COMMAND_LEN as u64)),
+        k_page_len_high: Constant<Bits<8>> = Constant::new(bits(WRITE_COMMAND_LEN as u64 >> 8)),
+        k_page_len_low: Constant<Bits<8>> = Constant::new(bits(WRITE_COMMAND_LEN as u64 & 0xff)),
+        k_command_len_low: Constant<Bits<8>> = Constant::new(bits(COMMAND_LEN as u64)),
+        k_fp_data_len: Constant<Bits<8>> = Constant::new(bits(host_payload_len(kind::FP_DATA))),
+        k_mem_data_len: Constant<Bits<8>> = Constant::new(bits(host_payload_len(kind::MEM_DATA))),
         k_header: Constant<Bits<8>> = Constant::new(bits(error::HEADER as u64)),
         k_truncated: Constant<Bits<8>> = Constant::new(bits(error::TRUNCATED as u64)),
     }
@@ -212,12 +228,13 @@ impl Logic for FrameReceiver {
         self.rx_is_f.d.next = self.rx_kind.q.val() == self.k_fp_data.val();
         self.rx_is_d.d.next = self.rx_kind.q.val() == self.k_mem_data.val();
         self.rx_is_k.d.next = self.rx_kind.q.val() == self.k_ack.val();
-        self.hdr_page.next = self.rx_is_c.q.val() & self.len_hi_page.q.val() & (self.data.val() == 0x18);
+        self.hdr_page.next =
+            self.rx_is_c.q.val() & self.len_hi_page.q.val() & (self.data.val() == self.k_page_len_low.val());
         self.hdr_payload.next = self.hdr_page.val()
             | (self.len_hi_zero.q.val()
-                & ((self.rx_is_c.q.val() & (self.data.val() == 24))
-                    | (self.rx_is_f.q.val() & (self.data.val() == 20))
-                    | (self.rx_is_d.q.val() & (self.data.val() == 8))));
+                & ((self.rx_is_c.q.val() & (self.data.val() == self.k_command_len_low.val()))
+                    | (self.rx_is_f.q.val() & (self.data.val() == self.k_fp_data_len.val()))
+                    | (self.rx_is_d.q.val() & (self.data.val() == self.k_mem_data_len.val()))));
         self.hdr_empty.next =
             (self.rx_is_k.q.val() | self.rx_is_a.q.val()) & self.len_hi_zero.q.val() & (self.data.val() == 0);
         self.header_page.next = self.hdr_page.val();
@@ -252,7 +269,7 @@ impl Logic for FrameReceiver {
                 }
                 RxState::LengthHigh => {
                     self.len.d.next = bit_cast::<16, 8>(self.data.val()) << 8;
-                    self.len_hi_page.d.next = self.data.val() == 0x10;
+                    self.len_hi_page.d.next = self.data.val() == self.k_page_len_high.val();
                     self.len_hi_zero.d.next = self.data.val() == 0;
                     self.crc.d.next = self.crc_next.val();
                     self.state.d.next = RxState::LengthLow;
@@ -326,6 +343,18 @@ impl Logic for FrameReceiver {
             self.rx_done.d.next = false;
             self.gap.d.next = 0.into();
             self.timed_out.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::protocol::{kind, payload_lens};
+
+    #[test]
+    fn acknowledgements_and_agains_are_the_empty_kinds_the_header_check_takes() {
+        for k in [kind::ACK, kind::AGAIN] {
+            assert_eq!(payload_lens(k, true), Some(&[0][..]), "kind {}", k as char);
         }
     }
 }
