@@ -4,7 +4,9 @@
 //! request decoder against the protocol's rules for each frame.
 //! Seeded streams, skewed as a link's traffic is (mostly the common frames,
 //! with damaged, abandoned and maximal ones among them).
-use ditto_hw::board::protocol::{error, kind, Deframer, Frame, FrameError, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN};
+use ditto_hw::board::protocol::{
+    error, kind, payload_lens, Deframer, Frame, FrameError, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN,
+};
 use ditto_sim::testkit::{self as common, cosim};
 use ditto_sim::{Model, PortId};
 use rand::Rng;
@@ -34,14 +36,14 @@ fn host_frame(rng: &mut ChaCha8Rng, with_page: bool) -> Frame {
         rng.fill(&mut payload[..]);
         return Frame::new(kind::COMMAND, tag, payload);
     }
-    let (k, len) = match rng.gen_range(0..100) {
-        0..=54 => (kind::COMMAND, COMMAND_LEN),
-        55..=69 => (kind::MEM_DATA, 8),
-        70..=79 => (kind::FP_DATA, 20),
-        80..=94 => (kind::ACK, 0),
-        _ => (kind::AGAIN, 0),
+    let k = match rng.gen_range(0..100) {
+        0..=54 => kind::COMMAND,
+        55..=69 => kind::MEM_DATA,
+        70..=79 => kind::FP_DATA,
+        80..=94 => kind::ACK,
+        _ => kind::AGAIN,
     };
-    let mut payload = vec![0u8; len];
+    let mut payload = vec![0u8; payload_lens(k, true).expect("a host's kind")[0]];
     // Fields at their extremes now and then (all ones, all zeros).
     match rng.gen_range(0..10) {
         0 => payload.fill(0xff),
@@ -158,12 +160,8 @@ impl RxBench<'_> {
             if m.get(p.good) == 1 {
                 let kind = m.get(p.kind) as u8;
                 let tag = m.get(p.tag) as u8;
-                let len = match kind {
-                    kind::COMMAND => COMMAND_LEN,
-                    kind::FP_DATA => 20,
-                    kind::MEM_DATA => 8,
-                    _ => 0,
-                };
+                // The framer holds the first 24 payload bytes (a command's).
+                let len = payload_lens(kind, true).expect("a host's kind")[0];
                 let head = wide_bytes(m.get_words(p.payload), len);
                 let page_frame = m.get(p.page_frame) == 1;
                 assert_eq!(m.get(p.is_command) == 1, kind == kind::COMMAND, "the kind's flag");
