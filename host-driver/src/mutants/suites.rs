@@ -298,15 +298,16 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
         pages_per_block,
         reserve_blocks: 1,
     };
+    let mixed = |jobs, contents, full_pages| FtlWorkload::Mixed { jobs, contents, full_pages };
     let runs = [
-        (geometry(1, 16, 8), 96, true, 3, first_latency),
-        (geometry(8, 8, 4), 160, false, 2, second_latency),
-        (geometry(1, 16, 8), 1280, true, REFCOUNT_MAX, first_latency),
-        (geometry(1, 8, 4), 64, true, 3, second_latency),
-        (geometry(1, 256, 2), 320, true, 3, first_latency),
-        (geometry(1, 8192, 256), 320, true, 3, second_latency),
+        (geometry(1, 16, 8), 96, true, 3, first_latency, mixed(700, 150, 10)),
+        (geometry(8, 8, 4), 160, false, 2, second_latency, mixed(500, 150, 10)),
+        (geometry(1, 16, 8), 1280, true, REFCOUNT_MAX, first_latency, FtlWorkload::HighCount),
+        (geometry(1, 8, 4), 64, true, 3, second_latency, mixed(400, 300, 0)),
+        (geometry(1, 256, 2), 320, true, 3, first_latency, mixed(1200, 400, 10)),
+        (geometry(1, 8192, 256), 320, true, 3, second_latency, mixed(500, 150, 10)),
     ];
-    for (run, (geometry, lpas, array_wide, refcount_max, latency)) in runs.into_iter().enumerate() {
+    for (geometry, lpas, array_wide, refcount_max, latency, workload) in runs {
         let setup = CoreSetup {
             lpas,
             geometry,
@@ -318,13 +319,11 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
         let mut sim = CoreSim::attach(&mut model, config, setup)?;
         let traffic = HostTraffic { cmd_valid: 0.8, page_valid: 0.9, rsp_ready: 0.8, mv_ready: 0.8, seed };
         let mut golden = sim.golden();
-        let (jobs, first_pass) = match run {
-            0 => (workload::mixed(&mut r, 700, lpas, 150, 10), None),
-            1 => (workload::mixed(&mut r, 500, lpas, 150, 10), None),
-            2 => (high_count_jobs(&mut r, lpas), Some(lpas as usize)),
-            3 => (workload::mixed(&mut r, 400, lpas, 300, 0), None),
-            4 => (workload::mixed(&mut r, 1200, lpas, 400, 10), None),
-            _ => (workload::mixed(&mut r, 500, lpas, 150, 10), None),
+        let (jobs, first_pass) = match workload {
+            FtlWorkload::Mixed { jobs, contents, full_pages } => {
+                (workload::mixed(&mut r, jobs, lpas, contents, full_pages), None)
+            }
+            FtlWorkload::HighCount => (high_count_jobs(&mut r, lpas), Some(lpas as usize)),
         };
         // The high-count run checks that it got there, after its first pass.
         let first_pass = first_pass.unwrap_or(jobs.len());
@@ -343,6 +342,16 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
         sim.run_checked(&mut golden, &reads, traffic)?;
     }
     Ok(())
+}
+
+/// What one of [`ftl_suite`]'s runs sends.
+#[derive(Clone, Copy)]
+enum FtlWorkload {
+    /// `workload::mixed`: `jobs` commands over `contents` cold contents,
+    /// `full_pages` of every 1,000 writes full-page `WRITE`s.
+    Mixed { jobs: usize, contents: u32, full_pages: u32 },
+    /// [`high_count_jobs`]: one content past 1,024 references and back.
+    HighCount,
 }
 
 /// Every LPA written in a random order, 19 in 20 with the one hot content
