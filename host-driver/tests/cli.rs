@@ -651,6 +651,7 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
             "lock-wait",
             "uart-link",
             "frame-rx",
+            "frame-tx",
             "bloom",
             "ftl-refcount",
             "ftl-refcount-staged",

@@ -67,6 +67,7 @@ const FRAME_RX_PROPERTIES: &str = include_str!("../formal/frame_rx.v");
 /// The receive timeout the framer's proof runs with (clocks): short, so the
 /// proof's witnesses of an abandoned frame are short.
 const FRAME_RX_TIMEOUT: u64 = 6;
+const FRAME_TX_PROPERTIES: &str = include_str!("../formal/frame_tx.v");
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
 
@@ -153,6 +154,12 @@ impl Logic for UartLoopback {
 /// silences and the page assembler's answers are the environment's.
 fn frame_receiver() -> String {
     top_verilog(crate::board::FrameReceiver::default())
+}
+
+/// The board link's transmit framer on its own: what is pending, the
+/// fields and when the UART takes a byte are the environment's.
+fn frame_transmitter() -> String {
+    top_verilog(crate::board::FrameTransmitter::default())
 }
 
 fn uart_loopback() -> String {
@@ -279,6 +286,38 @@ const FRAME_RX_BUGS: &[PlantedBug] = &[
         find: "len_hi_page$d = data == k_page_len_high;",
         replace: "len_hi_page$d = data[4:0] == k_page_len_high[4:0];",
         breaks: &["header", "tracks"],
+    },
+];
+
+const FRAME_TX_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "crc-from-sync",
+        what: "the CRC also covers the SYNC byte",
+        find: "else if (tx_index$q != 32'h0) begin",
+        replace: "else if (1'b1) begin",
+        breaks: &["bytes", "tracks"],
+    },
+    PlantedBug {
+        name: "response-first",
+        what: "a pending response goes out before a pending error",
+        find: "if (err_pending) begin",
+        replace: "if (err_pending & ~rsp_pending) begin",
+        breaks: &["bytes", "tracks", "ends"],
+    },
+    PlantedBug {
+        name: "short-crc",
+        what: "the frame ends after three of its CRC's four bytes",
+        find: "tx_crc_last_at$d = tx_len$q + 32'h8;",
+        replace: "tx_crc_last_at$d = tx_len$q + 32'h7;",
+        breaks: &["ends", "tracks", "bytes"],
+    },
+    PlantedBug {
+        name: "stale-byte",
+        what:
+            "the offer stages start while idle: a frame's first byte is offered before its value has moved through them",
+        find: "tx_fresh_a$d = tx_busy$q;",
+        replace: "tx_fresh_a$d = 1'b1;",
+        breaks: &["bytes", "tracks"],
     },
 ];
 
@@ -440,6 +479,17 @@ pub fn proofs() -> Vec<ProofSpec> {
             params: &[("F_TIMEOUT", FRAME_RX_TIMEOUT)],
             max_depth: 40,
             planted: FRAME_RX_BUGS,
+        },
+        ProofSpec {
+            name: "frame-tx",
+            module: "FrameTransmitter: the board link's transmit framer, any pending frames, any UART",
+            design: frame_transmitter,
+            properties: FRAME_TX_PROPERTIES,
+            params: &[],
+            // A response frame is 17 bytes, each taken at the earliest four
+            // clocks after the last: its cover's witness is 70 clocks long.
+            max_depth: 80,
+            planted: FRAME_TX_BUGS,
         },
         ProofSpec {
             name: "bloom",
