@@ -677,6 +677,13 @@ fn a_mutation_table_update_that_would_not_compare_is_refused_before_any_work() {
     assert!(!other_count.status.success());
     let err = String::from_utf8_lossy(&other_count.stderr);
     assert!(err.contains("made by `ditto mutants --count 20") && err.contains("--count 5"), "{err}");
+    // With no options an update is the table's own run (the README's
+    // sample of 20), so against a table of another seed it is refused as
+    // `--count 20 --seed 2`, not as some other sample.
+    let other_seed = ditto(&["mutants", "--module", "fifo", "--seed", "2", "--update", path]);
+    assert!(!other_seed.status.success());
+    let err = String::from_utf8_lossy(&other_seed.stderr);
+    assert!(err.contains("ditto mutants --count 20 --seed 2 --depth 8 --equivalence-seconds 180"), "{err}");
     let one_mutant = ditto(&["mutants", "--module", "fifo", "--count", "20", "--mutant", "3", "--update", path]);
     assert!(!one_mutant.status.success());
     assert!(String::from_utf8_lossy(&one_mutant.stderr).contains("drop --mutant"));

@@ -219,8 +219,9 @@ pub(crate) enum Command {
         /// Only this module (repeatable); the names are listed by `--list`.
         #[arg(long = "module")]
         modules: Vec<String>,
-        /// Mutants per module.
-        #[arg(long, default_value_t = 40)]
+        /// Mutants per module; by default the README table's sample, so
+        /// that `--update` with no other options remakes that table.
+        #[arg(long, default_value_t = FIGURES_MUTANTS)]
         count: u32,
         /// Picks the mutations and seeds the suites.
         #[arg(long, default_value_t = 1)]
