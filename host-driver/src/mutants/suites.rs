@@ -189,7 +189,61 @@ pub(super) fn uart_suite(mut model: Model, seed: u64) -> Result<(), SuiteFailure
             what: "a corrupted line never raised a framing error".into(),
         });
     }
-    Ok(())
+    // Noise on an idle line: a low pulse shorter than half a bit is no
+    // start bit, so it must give neither a byte (0xff, were it taken for
+    // one) nor a framing error; then a byte still goes through.
+    model.set(valid, 0);
+    for pulse in 0..40 {
+        for clock in 0..16 * PERIOD {
+            model.set(glitch, (clock == 0 && pulse < 39) as u64);
+            model.eval();
+            if model.get(rx_valid) == 1 || model.get(rx_error) == 1 {
+                return Err(SuiteFailure::Differs {
+                    cycle: model.cycles(),
+                    what: format!("a one-clock glitch on an idle line gave byte {:#04x}", model.get(rx_data)),
+                });
+            }
+            model.tick();
+        }
+    }
+    model.set(data, 0x5a);
+    model.set(valid, 1);
+    let offered = model.cycles();
+    loop {
+        model.eval();
+        if model.get(ready) == 1 {
+            model.tick();
+            break;
+        }
+        model.tick();
+        if model.cycles() - offered > 16 * PERIOD {
+            return Err(SuiteFailure::Differs {
+                cycle: model.cycles(),
+                what: "the sender stopped taking bytes".into(),
+            });
+        }
+    }
+    model.set(valid, 0);
+    let taken = model.cycles();
+    loop {
+        model.eval();
+        if model.get(rx_valid) == 1 || model.get(rx_error) == 1 {
+            if model.get(rx_error) == 1 || model.get(rx_data) != 0x5a {
+                return Err(SuiteFailure::Differs {
+                    cycle: model.cycles(),
+                    what: format!("after idle noise, received {:#04x} for 0x5a", model.get(rx_data)),
+                });
+            }
+            return Ok(());
+        }
+        model.tick();
+        if model.cycles() - taken > LATENCY + 2 {
+            return Err(SuiteFailure::Differs {
+                cycle: model.cycles(),
+                what: "after idle noise, a byte never arrived".into(),
+            });
+        }
+    }
 }
 
 /// The index workloads of `sim/tests/index_random.rs`, shortened, against
