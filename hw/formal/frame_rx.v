@@ -16,18 +16,7 @@ always @* if (f_byte_last) assume(!data_valid);
 localparam S_HUNT = 0, S_PADDING = 8;
 wire [3:0] f_state = [[state$q]];
 
-// One CRC-32/MPEG-2 step, written from the polynomial (the design's own
-// step is a separate module).
-function [31:0] f_crc_step(input [31:0] crc, input [7:0] b);
-    integer i;
-    reg [31:0] c;
-    begin
-        c = crc ^ {b, 24'd0};
-        for (i = 0; i < 8; i = i + 1)
-            c = c[31] ? (c << 1) ^ 32'h04c11db7 : c << 1;
-        f_crc_step = c;
-    end
-endfunction
+// `f_crc_step` is in crc32.v.
 
 // The header lengths the protocol gives each kind a host sends.
 function f_header_ok(input [7:0] k, input [15:0] len);

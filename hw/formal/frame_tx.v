@@ -10,17 +10,7 @@ wire f_running = f_past_valid && !reset;
 // A request is one of the five kinds (`HostRequest` 1..5).
 always @* if (request_ready) assume(request >= 3'd1 && request <= 3'd5);
 
-// One CRC-32/MPEG-2 step, written from the polynomial.
-function [31:0] f_crc_step(input [31:0] crc, input [7:0] b);
-    integer i;
-    reg [31:0] c;
-    begin
-        c = crc ^ {b, 24'd0};
-        for (i = 0; i < 8; i = i + 1)
-            c = c[31] ? (c << 1) ^ 32'h04c11db7 : c << 1;
-        f_crc_step = c;
-    end
-endfunction
+// `f_crc_step` is in crc32.v.
 
 // The shadow: a frame under way (`f_busy`), what it is (`f_sel`: 1 an
 // error, 2 a response, 3 a request of kind `f_req`), its tag and payload

@@ -63,11 +63,12 @@ const LOCK_PROPERTIES: &str = include_str!("../formal/lock_table.v");
 const LOCK_WAIT_PROPERTIES: &str =
     concat!(include_str!("../formal/lock_table.v"), include_str!("../formal/lock_wait.v"));
 const UART_PROPERTIES: &str = include_str!("../formal/uart_link.v");
-const FRAME_RX_PROPERTIES: &str = include_str!("../formal/frame_rx.v");
+/// The framers' shadows share their CRC step.
+const FRAME_RX_PROPERTIES: &str = concat!(include_str!("../formal/crc32.v"), include_str!("../formal/frame_rx.v"));
 /// The receive timeout the framer's proof runs with (clocks): short, so the
 /// proof's witnesses of an abandoned frame are short.
 const FRAME_RX_TIMEOUT: u64 = 6;
-const FRAME_TX_PROPERTIES: &str = include_str!("../formal/frame_tx.v");
+const FRAME_TX_PROPERTIES: &str = concat!(include_str!("../formal/crc32.v"), include_str!("../formal/frame_tx.v"));
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
 

@@ -899,7 +899,7 @@ fn the_request_decoder_does_what_the_protocol_says() {
                 Decision::Reject(_) => "reject busy",
                 Decision::Resend => "resend",
                 Decision::Run { .. } => "run",
-                Decision::Answer { status: 5, .. } => "index stats",
+                Decision::Answer { status, .. } if status == ditto_hw::ftl::Status::Done as u8 => "index stats",
                 Decision::Answer { .. } => "malformed",
                 Decision::Complete => "complete",
             };

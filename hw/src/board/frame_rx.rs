@@ -30,16 +30,9 @@
 //!   header ([`super::protocol::error::HEADER`]), or a frame that stopped
 //!   arriving ([`super::protocol::error::TRUNCATED`]).
 use super::crc32::Crc32Byte;
-use super::protocol::{error, kind, payload_lens, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN};
+use super::protocol::{error, kind, single_payload_len, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN};
 use crate::logic_block;
 use rust_hdl::prelude::*;
-
-/// The one payload length a host's frames of `frame_kind` have.
-fn host_payload_len(frame_kind: u8) -> u64 {
-    let lens = payload_lens(frame_kind, true).expect("a kind the host sends");
-    assert_eq!(lens.len(), 1, "kind {frame_kind} has one length");
-    lens[0] as u64
-}
 
 // The header check takes a length's high byte as a page command's or zero.
 const _: () = assert!(COMMAND_LEN < 256 && WRITE_COMMAND_LEN >> 8 != 0 && WRITE_COMMAND_LEN < 1 << 16);
@@ -153,8 +146,8 @@ logic_block! {
         k_page_len_high: Constant<Bits<8>> = Constant::new(bits(WRITE_COMMAND_LEN as u64 >> 8)),
         k_page_len_low: Constant<Bits<8>> = Constant::new(bits(WRITE_COMMAND_LEN as u64 & 0xff)),
         k_command_len_low: Constant<Bits<8>> = Constant::new(bits(COMMAND_LEN as u64)),
-        k_fp_data_len: Constant<Bits<8>> = Constant::new(bits(host_payload_len(kind::FP_DATA))),
-        k_mem_data_len: Constant<Bits<8>> = Constant::new(bits(host_payload_len(kind::MEM_DATA))),
+        k_fp_data_len: Constant<Bits<8>> = Constant::new(bits(single_payload_len(kind::FP_DATA, true) as u64)),
+        k_mem_data_len: Constant<Bits<8>> = Constant::new(bits(single_payload_len(kind::MEM_DATA, true) as u64)),
         k_header: Constant<Bits<8>> = Constant::new(bits(error::HEADER as u64)),
         k_truncated: Constant<Bits<8>> = Constant::new(bits(error::TRUNCATED as u64)),
     }

@@ -45,11 +45,6 @@ pub enum HostRequest {
     FpWrite,
 }
 
-/// The payload length of the board's frames of `frame_kind`.
-fn board_payload_len(frame_kind: u8) -> u64 {
-    super::protocol::payload_lens(frame_kind, false).expect("a kind the board sends")[0] as u64
-}
-
 logic_block! {
     #[derive(LogicBlock)]
     pub struct FrameTransmitter {
@@ -152,13 +147,13 @@ logic_block! {
         k_mem_write: Constant<Bits<8>> = Constant::new(bits(kind::MEM_WRITE as u64)),
         k_fp_read: Constant<Bits<8>> = Constant::new(bits(kind::FP_READ as u64)),
         k_fp_write: Constant<Bits<8>> = Constant::new(bits(kind::FP_WRITE as u64)),
-        k_error_len: Constant<Bits<5>> = Constant::new(bits(board_payload_len(kind::ERROR))),
-        k_response_len: Constant<Bits<5>> = Constant::new(bits(board_payload_len(kind::RESPONSE))),
-        k_move_len: Constant<Bits<5>> = Constant::new(bits(board_payload_len(kind::MOVE))),
-        k_mem_read_len: Constant<Bits<5>> = Constant::new(bits(board_payload_len(kind::MEM_READ))),
-        k_mem_write_len: Constant<Bits<5>> = Constant::new(bits(board_payload_len(kind::MEM_WRITE))),
-        k_fp_read_len: Constant<Bits<5>> = Constant::new(bits(board_payload_len(kind::FP_READ))),
-        k_fp_write_len: Constant<Bits<5>> = Constant::new(bits(board_payload_len(kind::FP_WRITE))),
+        k_error_len: Constant<Bits<5>> = Constant::new(bits(super::protocol::single_payload_len(kind::ERROR, false) as u64)),
+        k_response_len: Constant<Bits<5>> = Constant::new(bits(super::protocol::single_payload_len(kind::RESPONSE, false) as u64)),
+        k_move_len: Constant<Bits<5>> = Constant::new(bits(super::protocol::single_payload_len(kind::MOVE, false) as u64)),
+        k_mem_read_len: Constant<Bits<5>> = Constant::new(bits(super::protocol::single_payload_len(kind::MEM_READ, false) as u64)),
+        k_mem_write_len: Constant<Bits<5>> = Constant::new(bits(super::protocol::single_payload_len(kind::MEM_WRITE, false) as u64)),
+        k_fp_read_len: Constant<Bits<5>> = Constant::new(bits(super::protocol::single_payload_len(kind::FP_READ, false) as u64)),
+        k_fp_write_len: Constant<Bits<5>> = Constant::new(bits(super::protocol::single_payload_len(kind::FP_WRITE, false) as u64)),
     }
 }
 

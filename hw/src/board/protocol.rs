@@ -102,6 +102,17 @@ pub fn payload_lens(frame_kind: u8, from_host: bool) -> Option<&'static [usize]>
     })
 }
 
+/// The payload length of a kind that has only one, host to board
+/// (`from_host`) or board to host. Panics for a kind that direction does
+/// not carry, or that has two lengths (a command): a hardware constant is
+/// being built from it.
+pub fn single_payload_len(frame_kind: u8, from_host: bool) -> usize {
+    match payload_lens(frame_kind, from_host) {
+        Some([len]) => *len,
+        other => panic!("kind {} has no single length this way: {other:?}", frame_kind as char),
+    }
+}
+
 /// The CRC's polynomial (IEEE 802.3), most significant bit first.
 pub const CRC32_POLY: u32 = 0x04C1_1DB7;
 /// Bytes of the CRC at a frame's end.
