@@ -30,6 +30,10 @@ pub struct Config {
     /// is across a link, where the clock matters and the extra clock per
     /// access does not. The board top and the core's cosimulation agree.
     pub ftl_staged_requests: bool,
+    /// The FTL controller reads ahead while the index looks up a key
+    /// (`FtlController::reading_ahead`): for a core whose writes must not
+    /// wait on the FTL, at the price of a little logic.
+    pub ftl_reads_ahead: bool,
 }
 
 impl Config {
@@ -94,7 +98,7 @@ macro_rules! configurations {
         name: $name:literal, about: $about:literal, lanes: $lanes:literal,
         lane_fifo_bits: $fb:literal, clock_mhz: $mhz:literal, uart_baud: $baud:literal,
         index_fsms: $fsms:literal, index_bucket_bits: $bb:literal, index_table_on_chip: $onchip:literal,
-        ftl_staged_requests: $staged:literal $(,)?
+        ftl_staged_requests: $staged:literal, ftl_reads_ahead: $ahead:literal $(,)?
     } ),+ $(,)?) => {
         $(
             #[doc = $about]
@@ -102,7 +106,7 @@ macro_rules! configurations {
                 name: $name, about: $about, lanes: $lanes, lane_fifo_bits: $fb,
                 clock_mhz: $mhz, uart_baud: $baud,
                 index_fsms: $fsms, index_bucket_bits: $bb, index_table_on_chip: $onchip,
-                ftl_staged_requests: $staged,
+                ftl_staged_requests: $staged, ftl_reads_ahead: $ahead,
             };
             #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
             pub type $hasher = lane_generics!(crate::sha1::Sha1Hasher, $lanes, $fb);
@@ -162,14 +166,14 @@ configurations! {
         about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with one lookup FSM; the FTL controller's memory requests staged for the link to the host.",
         lanes: 1, lane_fifo_bits: 0, clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 1, index_bucket_bits: 9, index_table_on_chip: true,
-        ftl_staged_requests: true,
+        ftl_staged_requests: true, ftl_reads_ahead: false,
     },
     LARGE, LargeHasher: {
         name: "large",
         about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
         lanes: 4, lane_fifo_bits: 10, clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 8, index_bucket_bits: 12, index_table_on_chip: false,
-        ftl_staged_requests: false,
+        ftl_staged_requests: false, ftl_reads_ahead: true,
     },
 }
 

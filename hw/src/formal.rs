@@ -97,10 +97,13 @@ fn lookup_fsm() -> String {
     top_verilog(crate::index::fsm::LookupFsm::default())
 }
 
-/// The state-machine FTL controller (the `large` core's) on its own:
-/// commands, the index and the FTL memory are left to the environment.
+/// The state-machine FTL controller as the `large` core builds it
+/// ([`FtlController::reading_ahead`]) on its own: commands, the index and
+/// the FTL memory are left to the environment.
+///
+/// [`FtlController::reading_ahead`]: crate::ftl::controller::FtlController::reading_ahead
 fn ftl_controller() -> String {
-    top_verilog(crate::ftl::controller::FtlController::default())
+    top_verilog(crate::ftl::controller::FtlController::default().reading_ahead())
 }
 
 /// The controller as the Cu builds it ([`FtlController::staged`]): every
@@ -503,7 +506,8 @@ pub fn proofs() -> Vec<ProofSpec> {
         },
         ProofSpec {
             name: "ftl-refcount",
-            module: "FtlController (the state machine, `large`'s) alone: the reference counts of the PAGE records",
+            module:
+                "FtlController as `large` builds it (reading ahead) alone: the reference counts of the PAGE records",
             design: ftl_controller,
             properties: FTL_REFCOUNT_PROPERTIES,
             params: crate::ftl::controller::FORMAL_STATES,

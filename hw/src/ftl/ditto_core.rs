@@ -214,15 +214,14 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
     DittoCore<L, NB, FB, FBP1, M>
 {
     /// The core as `config` builds it: its index's buckets, and the
-    /// controller's memory requests staged ([`FtlController::staged`]) when
-    /// `ftl_staged_requests` says so (a board whose FTL memory is at the
-    /// end of a link).
+    /// controller's memory requests staged ([`FtlController::staged`]) and
+    /// its reads ahead ([`FtlController::reading_ahead`]) as
+    /// `ftl_staged_requests` and `ftl_reads_ahead` say.
     pub fn for_config(config: &crate::Config) -> Self {
         let core = Self::new(config.index_bucket_bits);
-        if config.ftl_staged_requests {
-            Self { ftl: FtlController::staged(config.index_bucket_bits + 3), ..core }
-        } else {
-            core
-        }
+        let entry_bits = config.index_bucket_bits + 3;
+        let ftl = if config.ftl_staged_requests { FtlController::staged(entry_bits) } else { core.ftl };
+        let ftl = if config.ftl_reads_ahead { ftl.reading_ahead() } else { ftl };
+        Self { ftl, ..core }
     }
 }

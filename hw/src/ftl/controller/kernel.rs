@@ -61,6 +61,9 @@ impl Logic for FtlController {
             next_fresh,
             stale_head,
             stale_tail,
+            ahead,
+            fetched,
+            pid_popped,
             backlog,
             open_full,
             room_full,
@@ -147,13 +150,22 @@ impl Logic for FtlController {
         // No room on the home device: its valid pages (the DEVV word just
         // read, when `WRoom` gets it) reach the usable ones, counting the
         // page this overwrite frees.
-        self.room_full.d.next =
-            self.rd_devv.val() >= self.usable.val() + bit_cast::<ADDR_BITS, 1>(self.old_frees_home.q.val().into());
+        // Reading ahead, the verdict is held until `WRoomJudge` takes it: no
+        // other read is answered between `WRoom` and it.
+        if self.done.val() | !self.read_ahead.val() {
+            self.room_full.d.next =
+                self.rd_devv.val() >= self.usable.val() + bit_cast::<ADDR_BITS, 1>(self.old_frees_home.q.val().into());
+        }
         // Referenced, same version, and pointing back at the same entry.
         self.hit_live.next = (self.rd_rc.val() != 0)
             & (self.rd_ver.val() == self.e_ver.q.val())
             & self.rd_has_entry.val()
             & (self.rd_page_entry.val() == self.entry.q.val());
+
+        // Reading ahead's flags, read through the constant that enables it,
+        // so that without it they and all they drive fold away.
+        self.is_ahead.next = self.ahead.q.val() & self.read_ahead.val();
+        self.is_fetched.next = self.fetched.q.val() & self.read_ahead.val();
 
         // --- Defaults ------------------------------------------------------------------
         self.cmd.ready.next = false;
@@ -182,6 +194,7 @@ impl Logic for FtlController {
         self.idx_rsp.ready.next = false;
         self.done.next = self.pending.q.val() & self.mem.rsp_valid.val();
         self.judge.d.next = false;
+        self.give_back_pid.next = false;
         self.ev.next = false;
         self.ev_id.next = 0.into();
         self.ev_down.next = false;
@@ -368,6 +381,8 @@ impl Logic for FtlController {
                 self.old_frees_home.d.next = false;
                 self.has_entry.d.next = false;
                 self.stale_hit.d.next = false;
+                self.ahead.d.next = false;
+                self.fetched.d.next = false;
                 self.status.d.next = self.st_malformed.val();
                 self.state.d.next = State::Respond;
                 if self.op.q.val() <= self.op_trim.val() {
@@ -451,6 +466,11 @@ impl Logic for FtlController {
                         self.state.d.next = State::WReadOld;
                     } else if self.op.q.val() == self.op_write_unique.val() {
                         self.state.d.next = State::WRoom;
+                    } else if self.read_ahead.val() {
+                        // Nothing to release: what a unique page needs can
+                        // be read while the index looks up.
+                        self.ahead.d.next = true;
+                        self.state.d.next = State::FReadDev;
                     } else {
                         self.state.d.next = State::WPutWait;
                     }
@@ -475,16 +495,19 @@ impl Logic for FtlController {
                 self.idx_rsp.ready.next = true;
                 if self.idx_rsp.valid.val() {
                     self.entry.d.next = self.idx_rsp.entry.val() & self.entry_mask.val();
+                    // Read ahead, the device's room is known already.
+                    self.state.d.next = State::WRoom;
+                    if self.is_fetched.val() {
+                        self.state.d.next = State::WRoomJudge;
+                    }
                     if self.idx_rsp.status.val() == self.idx_new.val() {
                         self.has_entry.d.next = true;
-                        self.state.d.next = State::WRoom;
                     } else if self.idx_rsp.status.val() == self.idx_found.val() {
                         self.state.d.next = State::WReadEntry;
                     } else {
                         self.flags.d.next = self.fl_index_full.val();
                         self.ev.next = true;
                         self.ev_id.next = self.ev_index_full.val();
-                        self.state.d.next = State::WRoom;
                     }
                 }
             }
@@ -548,6 +571,9 @@ impl Logic for FtlController {
                 self.fill_page.next = true;
                 self.pg_rc.next = self.rc_bump.val();
                 if self.req_taken.val() {
+                    if self.is_fetched.val() {
+                        self.give_back_pid.next = true;
+                    }
                     self.ev.next = true;
                     self.ev_id.next = self.ev_writes.val();
                     self.state.d.next = State::WMapDup;
@@ -579,11 +605,19 @@ impl Logic for FtlController {
                 self.index.next = Index::Home;
                 if self.done.val() {
                     self.state.d.next = State::WRoomJudge;
+                    if self.is_ahead.val() {
+                        self.ahead.d.next = false;
+                        self.fetched.d.next = true;
+                        self.state.d.next = State::WPutWait;
+                    }
                 }
             }
             State::WRoomJudge => {
                 // Judged from `room_full`, registered from the word read.
                 if self.room_full.q.val() {
+                    if self.is_fetched.val() {
+                        self.give_back_pid.next = true;
+                    }
                     self.status.d.next = self.st_device_full.val();
                     self.flags.d.next = 0.into();
                     self.value.d.next = 0.into();
@@ -596,6 +630,8 @@ impl Logic for FtlController {
                 } else if self.old_valid.q.val() {
                     self.ret.d.next = Return::APid;
                     self.state.d.next = State::RReadPage;
+                } else if self.is_fetched.val() {
+                    self.state.d.next = State::FCheck;
                 } else {
                     self.state.d.next = State::APid;
                 }
@@ -638,6 +674,9 @@ impl Logic for FtlController {
                 self.pg_has_entry.next = false;
                 if self.rmw_done.val() {
                     self.state.d.next = State::APid;
+                    if self.is_fetched.val() {
+                        self.state.d.next = State::FCheck;
+                    }
                     if self.old_valid.q.val() {
                         self.ret.d.next = Return::APid;
                         self.state.d.next = State::RReadPage;
@@ -646,6 +685,7 @@ impl Logic for FtlController {
             }
             State::APid => {
                 // A page id: a freed one (popped), else a fresh one.
+                self.pid_popped.d.next = self.pid_sp.q.val() != 0;
                 if self.pid_sp.q.val() != 0 {
                     self.pid_sp.d.next = (self.pid_sp.q.val() - 1) & self.count_mask.val();
                     self.state.d.next = State::APopPid;
@@ -672,6 +712,9 @@ impl Logic for FtlController {
                 if self.done.val() {
                     self.version.d.next = self.rd_ver.val();
                     self.state.d.next = State::FReadDev;
+                    if self.is_ahead.val() {
+                        self.state.d.next = State::WRoom;
+                    }
                 }
             }
             State::FReadDev => {
@@ -696,11 +739,26 @@ impl Logic for FtlController {
                     self.have_victim.d.next = false;
                     self.prog_gc.d.next = false;
                     self.state.d.next = State::FCheck;
+                    if self.is_ahead.val() {
+                        self.state.d.next = State::APid;
+                    }
                 }
             }
             State::FCheck => {
                 // The open block is full and only the reserve is left: collect.
                 self.state.d.next = State::PStart;
+                if self.is_fetched.val() {
+                    // `PStart`'s choice, made here: read ahead, `dev_written`
+                    // last moved in `FReadDev` long before, or in a
+                    // collection at least four clocks back (`GNext`,
+                    // `GErase`, `GFree` follow its last move), so
+                    // `open_full` has settled.
+                    self.state.d.next = State::PBlk;
+                    if self.open_full.q.val() {
+                        self.gc_open.d.next = false;
+                        self.state.d.next = State::POpen;
+                    }
+                }
                 if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg.reserve.val()) {
                     self.state.d.next = State::GScan;
                 }
@@ -1204,6 +1262,16 @@ impl Logic for FtlController {
             self.have_victim.d.next = true;
             self.victim.d.next = self.cand_block.q.val();
             self.victim_valid.d.next = self.cand_valid.q.val();
+        }
+
+        // --- A page id read ahead and not needed, given back: the stack
+        // pointer or the fresh counter moves back to where `APid` found it --------
+        if self.give_back_pid.val() {
+            if self.pid_popped.q.val() {
+                self.pid_sp.d.next = (self.pid_sp.q.val() + 1) & self.count_mask.val();
+            } else {
+                self.next_fresh.d.next = (self.next_fresh.q.val() + self.minus_one.val()) & self.count_mask.val();
+            }
         }
 
         // --- The request stage -------------------------------------------------------------

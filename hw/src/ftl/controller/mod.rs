@@ -66,6 +66,13 @@
 //! `WSaturatedHit`), or is registered first and taken a clock later
 //! (`room_full` for `WRoomJudge`, the GC scan's candidate): the read data's
 //! comparators then never drive many enables in the clock they settle.
+//!
+//! Reading ahead (`large`'s build, [`FtlController::reading_ahead`]): a
+//! write of a fingerprint to an unmapped LPA runs `FReadDev`, `APid`,
+//! `AReadPage` and `WRoom` (flag `ahead`) before `WPutWait`, and then
+//! (flag `fetched`) skips them: `WRoomJudge` goes on to `FCheck`, which
+//! makes `PStart`'s choice itself. A duplicate or a full device gives the
+//! page id back (`give_back_pid`).
 use super::counters::CounterBank;
 use super::flash::{BLOCK_FIELD_BITS, PAGE_FIELD_BITS};
 use super::layout::{self, blk, dev, entry, l2p, page, pids, rev, stale, Field, Region};
@@ -388,6 +395,23 @@ logic_block! {
         stale_head: DFF<Bits<RING_BITS>>,
         stale_tail: DFF<Bits<RING_BITS>>,
 
+        // --- Reading ahead (`read_ahead`; see `FtlController::reading_ahead`) ---------
+        /// A write's unique-path reads run while the index looks up its key
+        /// (`FReadDev`, `APid`, `AReadPage`, `WRoom`, in that order).
+        ahead: DFF<Bit>,
+        /// They are done: the home device's record is in `dev_*`, a page id
+        /// is taken (`pid`, its version in `version`) and `room_full` holds
+        /// the device's verdict, until the write ends.
+        fetched: DFF<Bit>,
+        /// The page id taken came off the `PIDS` stack (else it is the next
+        /// fresh one): how to give it back when the write needs none.
+        pid_popped: DFF<Bit>,
+        /// The write needs no page id after all: give back the one taken.
+        give_back_pid: Signal<Local, Bit>,
+        /// `ahead` and `fetched`, read through `read_ahead`.
+        is_ahead: Signal<Local, Bit>,
+        is_fetched: Signal<Local, Bit>,
+
         // --- Combinational ---------------------------------------------------------------
         ppb: Signal<Local, Bits<BLOCK_BITS>>,
         bpd_m1: Signal<Local, Bits<BLOCK_BITS>>,
@@ -424,7 +448,8 @@ logic_block! {
         /// `FReadDev`, `POpen` and `PWriteRev`) at least two clocks before it.
         open_full: DFF<Bit>,
         /// The home device has no room (see the kernel), judged from the
-        /// word read the clock before.
+        /// word read the clock before (reading ahead: from the last word
+        /// read, held while no other read is answered).
         room_full: DFF<Bit>,
         cur_ppa: Signal<Local, Bits<ADDR_BITS>>,
         ppb_m1: Signal<Local, Bits<BLOCK_BITS>>,
@@ -538,6 +563,10 @@ logic_block! {
         /// Requests go out a clock after their state asks (see
         /// [`FtlController::staged`]); off by default.
         request_stage: Constant<Bit> = Constant::new(false),
+        /// A write of a fingerprint to an unmapped LPA reads ahead while
+        /// the index looks up (see [`FtlController::reading_ahead`]); off
+        /// by default.
+        read_ahead: Constant<Bit> = Constant::new(false),
         r_l2p: Constant<Bits<4>> = region(l2p::REGION),
         r_page: Constant<Bits<4>> = region(page::REGION),
         r_entry: Constant<Bits<4>> = region(entry::REGION),
@@ -642,6 +671,23 @@ impl FtlController {
     /// timing. The behaviour is otherwise the same.
     pub fn staged(entry_bits: usize) -> Self {
         Self { request_stage: Constant::new(true), ..Self::new(entry_bits) }
+    }
+
+    /// The controller reading ahead: a write of a fingerprint to an
+    /// unmapped LPA does the reads a unique page needs (the home device's
+    /// record, a page id and its version, the device's valid pages) while
+    /// the index looks up its key, instead of after the index answers. A
+    /// duplicate, or a device with no room, gives the page id back (the
+    /// stack pointer or the fresh counter moves back), so the tables and
+    /// the page ids handed out are what they would have been: the golden
+    /// model holds for both. The index's lookup (on `large`, longer than
+    /// the four reads) then hides them. It costs two adders and three
+    /// flags, which the Cu's build does without (its speed is the hasher's,
+    /// and its logic cells are nearly all used). An overwrite waits for the
+    /// index as before: its release may free the block or the page id a
+    /// unique write would take, so nothing is read before it.
+    pub fn reading_ahead(self) -> Self {
+        Self { read_ahead: Constant::new(true), ..self }
     }
 }
 
