@@ -111,7 +111,7 @@ fn ftl_controller() -> String {
 ///
 /// [`FtlController::staged`]: crate::ftl::controller::FtlController::staged
 fn ftl_controller_staged() -> String {
-    top_verilog(crate::ftl::controller::FtlController::staged(crate::index::ENTRY_BITS))
+    top_verilog(crate::ftl::controller::FtlController::new(crate::index::ENTRY_BITS).staged())
 }
 
 /// The bit period of the UART proof: the shortest the UART accepts, so

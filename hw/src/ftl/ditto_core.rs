@@ -218,10 +218,13 @@ impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const 
     /// its reads ahead ([`FtlController::reading_ahead`]) as
     /// `ftl_staged_requests` and `ftl_reads_ahead` say.
     pub fn for_config(config: &crate::Config) -> Self {
-        let core = Self::new(config.index_bucket_bits);
-        let entry_bits = config.index_bucket_bits + 3;
-        let ftl = if config.ftl_staged_requests { FtlController::staged(entry_bits) } else { core.ftl };
-        let ftl = if config.ftl_reads_ahead { ftl.reading_ahead() } else { ftl };
-        Self { ftl, ..core }
+        let mut core = Self::new(config.index_bucket_bits);
+        if config.ftl_staged_requests {
+            core.ftl = core.ftl.staged();
+        }
+        if config.ftl_reads_ahead {
+            core.ftl = core.ftl.reading_ahead();
+        }
+        core
     }
 }

@@ -669,8 +669,8 @@ impl FtlController {
     /// decode, which is what a board whose memory is at the end of a link
     /// (the Alchitry Cu, where the host holds the tables) needs to close
     /// timing. The behaviour is otherwise the same.
-    pub fn staged(entry_bits: usize) -> Self {
-        Self { request_stage: Constant::new(true), ..Self::new(entry_bits) }
+    pub fn staged(self) -> Self {
+        Self { request_stage: Constant::new(true), ..self }
     }
 
     /// The controller reading ahead: a write of a fingerprint to an
