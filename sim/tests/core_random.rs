@@ -190,3 +190,52 @@ fn full_pages_large() {
 fn full_pages_cu() {
     full_pages(&CU, 1_100, 1_000);
 }
+
+/// A page id freed more times than its 8-bit version counts: overwrites
+/// with new contents churn the same few page ids on a 16-page flash, until
+/// one's version has wrapped. Checked as everywhere (every response, the
+/// tables after each chunk, then every LPA read back); the frees are
+/// counted from the golden model's versions after each chunk of 64
+/// commands (fewer frees than a wrap, so each chunk's step is exact).
+fn page_versions_wrap(config: &Config, commands: usize) {
+    let label = format!("core_random_versions_wrap_{}", config.name);
+    let seed = seed(&label);
+    cosim(&label, &format!("core_{}", config.name), |model| {
+        let mut r = rng(seed);
+        let s = setup(1, 4, 4, 6, true, &mut r);
+        let mut sim = CoreSim::attach(model, config, s).unwrap();
+        let traffic = traffic(&mut r, seed);
+        let jobs = workload::version_churn(&mut r, commands, s.lpas, 1_000_000);
+        let mut golden = sim.golden();
+        let pages = s.geometry.pages();
+        let version = |golden: &ditto_hw::ftl::model::CoreModel, pid| golden.page_record(pid).2;
+        let mut last: Vec<u8> = (0..pages).map(|pid| version(&golden, pid)).collect();
+        let mut frees = vec![0u32; pages as usize];
+        let mut saturated = 0;
+        for chunk in jobs.chunks(64) {
+            let run = sim.run_checked(&mut golden, chunk, traffic).unwrap_or_else(|e| panic!("{e}"));
+            saturated += run.responses.iter().filter(|r| r.flags & ditto_hw::ftl::flag::SATURATED != 0).count();
+            for pid in 0..pages {
+                let now = version(&golden, pid);
+                frees[pid as usize] += u32::from(now.wrapping_sub(last[pid as usize]));
+                last[pid as usize] = now;
+            }
+        }
+        let reads = workload::read_all(s.lpas, jobs.len());
+        sim.run_checked(&mut golden, &reads, traffic).unwrap_or_else(|e| panic!("read-back: {e}"));
+        let most = frees.iter().copied().max().unwrap_or(0);
+        println!("{commands} commands: frees per page id {frees:?}, {saturated} saturated writes");
+        assert!(most > 256, "a page id's version wrapped (most frees of one page id: {most})");
+        assert!(saturated > 0, "the hot contents reach the reference-count limit");
+    });
+}
+
+#[test]
+fn page_versions_wrap_cu() {
+    page_versions_wrap(&CU, 3_000);
+}
+
+#[test]
+fn page_versions_wrap_large() {
+    page_versions_wrap(&LARGE, 3_000);
+}

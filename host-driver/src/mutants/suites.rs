@@ -332,10 +332,13 @@ pub(super) fn hasher_suite(model: Model, seed: u64) -> Result<(), SuiteFailure> 
 /// (`device full`, with a fresh index entry queued for the cleaner) while
 /// memory stalls; then 256 blocks of two pages, so a device's free-block
 /// count starts with its top bits set (255) and GC runs it down and up
-/// through them; last, the largest flash the controller takes (8,192
+/// through them; then the largest flash the controller takes (8,192
 /// blocks of 256 pages: 2^21 pages), so every bit of a page id is one the
 /// masks keep (a corrupted high bit of a small pid reads back as another
-/// page). The memory
+/// page); and last a 16-page flash whose few page ids are freed hundreds
+/// of times each, so every bit of their versions is set and they wrap
+/// (a PAGE word with a version bit moved into a bit no field owns is an
+/// error of the FTL memory). The memory
 /// answers after the seed's latency in one run and after a different one in
 /// the next, one of them at least 2 clocks, so a controller that takes a
 /// response before it comes is seen.
@@ -360,6 +363,7 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
         (geometry(1, 8, 4), 64, true, 3, second_latency, mixed(400, 300, 0)),
         (geometry(1, 256, 2), 320, true, 3, first_latency, mixed(1200, 400, 10)),
         (geometry(1, 8192, 256), 320, true, 3, second_latency, mixed(500, 150, 10)),
+        (geometry(1, 4, 4), 6, true, 3, first_latency, FtlWorkload::VersionChurn { jobs: 3000 }),
     ];
     for (geometry, lpas, array_wide, refcount_max, latency, workload) in runs {
         let setup = CoreSetup {
@@ -378,6 +382,7 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
                 (workload::mixed(&mut r, jobs, lpas, contents, full_pages), None)
             }
             FtlWorkload::HighCount => (high_count_jobs(&mut r, lpas), Some(lpas as usize)),
+            FtlWorkload::VersionChurn { jobs } => (workload::version_churn(&mut r, jobs, lpas, 1_000_000), None),
         };
         // The high-count run checks that it got there, after its first pass.
         let first_pass = first_pass.unwrap_or(jobs.len());
@@ -406,6 +411,9 @@ enum FtlWorkload {
     Mixed { jobs: usize, contents: u32, full_pages: u32 },
     /// [`high_count_jobs`]: one content past 1,024 references and back.
     HighCount,
+    /// `workload::version_churn`: a few page ids freed hundreds of times
+    /// each, so their versions use every bit and wrap.
+    VersionChurn { jobs: usize },
 }
 
 /// Every LPA written in a random order, 19 in 20 with the one hot content

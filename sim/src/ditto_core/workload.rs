@@ -64,3 +64,23 @@ pub fn mixed(rng: &mut ChaCha8Rng, n: usize, lpas: u32, contents: u32, full_page
 pub fn read_all(lpas: u32, first_tag: usize) -> Vec<Job> {
     (0..lpas).map(|l| job(Op::Read, (first_tag + l as usize) as u8, l, 0)).collect()
 }
+
+/// Overwrites that free the same few page ids again and again, so their
+/// versions run through every value and wrap: one write in four is a hot
+/// content to any LPA, one command in ten a `READ`, and the rest are
+/// contents never seen before written over LPA 0 or 1. On a small flash
+/// each of those frees the page id the LPA had, and the free page ids are
+/// a stack, so the same few come back. Contents are named from
+/// `first_content` up (keep it clear of other streams' contents).
+pub fn version_churn(rng: &mut ChaCha8Rng, n: usize, lpas: u32, first_content: u32) -> Vec<Job> {
+    (0..n)
+        .map(|i| {
+            let tag = i as u8;
+            match rng.gen_range(0..20) {
+                0..=4 => job(Op::WriteFp, tag, rng.gen_range(0..lpas), rng.gen_range(0..HOT_CONTENTS)),
+                5..=6 => job(Op::Read, tag, rng.gen_range(0..lpas), 0),
+                _ => job(Op::WriteFp, tag, rng.gen_range(0..2.min(lpas)), first_content + i as u32),
+            }
+        })
+        .collect()
+}
