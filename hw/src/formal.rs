@@ -69,6 +69,7 @@ const FRAME_RX_PROPERTIES: &str = concat!(include_str!("../formal/crc32.v"), inc
 /// proof's witnesses of an abandoned frame are short.
 const FRAME_RX_TIMEOUT: u64 = 6;
 const FRAME_TX_PROPERTIES: &str = concat!(include_str!("../formal/crc32.v"), include_str!("../formal/frame_tx.v"));
+const REQUEST_DECODER_PROPERTIES: &str = include_str!("../formal/request_decoder.v");
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
 
@@ -165,6 +166,34 @@ fn frame_receiver() -> String {
 fn frame_transmitter() -> String {
     top_verilog(crate::board::FrameTransmitter::default())
 }
+
+/// The board link's request decoder on its own: the frame, the board's
+/// state and the counters are the environment's.
+fn request_decoder() -> String {
+    top_verilog(crate::board::RequestDecoder::default())
+}
+
+/// The names the request decoder's properties decode with, from the
+/// protocol and the core's types (so the naive decode cannot drift).
+const REQUEST_DECODER_PARAMS: &[(&str, u64)] = {
+    use crate::board::frame_tx::HostRequest;
+    use crate::board::protocol::{error, INDEX_STATS_BASE};
+    use crate::ftl::{Op, Status};
+    &[
+        ("F_OP_STATS", Op::Stats as u64),
+        ("F_OPS", Op::Reset as u64 + 1),
+        ("F_INDEX_STATS", INDEX_STATS_BASE as u64),
+        ("F_CHECKSUM", error::CHECKSUM as u64),
+        ("F_BUSY", error::BUSY as u64),
+        ("F_DONE", Status::Done as u64),
+        ("F_MALFORMED", Status::ErrMalformed as u64),
+        ("F_MOVE", HostRequest::Move as u64),
+        ("F_MEM_READ", HostRequest::MemRead as u64),
+        ("F_MEM_WRITE", HostRequest::MemWrite as u64),
+        ("F_FP_READ", HostRequest::FpRead as u64),
+        ("F_FP_WRITE", HostRequest::FpWrite as u64),
+    ]
+};
 
 fn uart_loopback() -> String {
     top_verilog(UartLoopback {
@@ -322,6 +351,37 @@ const FRAME_TX_BUGS: &[PlantedBug] = &[
         find: "tx_fresh_a$d = tx_busy$q;",
         replace: "tx_fresh_a$d = 1'b1;",
         breaks: &["bytes", "tracks"],
+    },
+];
+
+const REQUEST_DECODER_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "run-over-pending-response",
+        what: "a command runs while the last response still waits to go out",
+        find: "refuse_busy = core_busy | response_pending | (page_frame & ~page_open);",
+        replace: "refuse_busy = core_busy | (page_frame & ~page_open);",
+        breaks: &["reject", "run", "drop"],
+    },
+    PlantedBug {
+        name: "run-twice",
+        what: "a command sent again after its response was lost runs again",
+        find: "run_verdict$d = ~refuse_busy & ~tag_again$q & ~malformed$q & ~index_stats$q;",
+        replace: "run_verdict$d = ~refuse_busy & ~malformed$q & ~index_stats$q;",
+        breaks: &["run"],
+    },
+    PlantedBug {
+        name: "stats-selector-18",
+        what: "selector 18, past the index's six counters, is answered here",
+        find: "(lpa[(32'h1)+:(4)] == 32'h8)",
+        replace: "(lpa[(32'h1)+:(4)] == 32'h8) | (lpa[(32'h0)+:(5)] == 32'h12)",
+        breaks: &["run", "answer"],
+    },
+    PlantedBug {
+        name: "ack-completes-read",
+        what: "an acknowledgement completes a fingerprint read",
+        find: "(request == HostRequest$Move) | (request == HostRequest$MemWrite)",
+        replace: "(request == HostRequest$Move) | (request == HostRequest$FpRead) | (request == HostRequest$MemWrite)",
+        breaks: &["complete"],
     },
 ];
 
@@ -494,6 +554,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             // clocks after the last: its cover's witness is 70 clocks long.
             max_depth: 80,
             planted: FRAME_TX_BUGS,
+        },
+        ProofSpec {
+            name: "request-decoder",
+            module: "RequestDecoder: what each whole frame from the host asks, against a naive decode",
+            design: request_decoder,
+            properties: REQUEST_DECODER_PROPERTIES,
+            params: REQUEST_DECODER_PARAMS,
+            max_depth: 12,
+            planted: REQUEST_DECODER_BUGS,
         },
         ProofSpec {
             name: "bloom",
