@@ -667,14 +667,20 @@ pub mod workload {
     /// `DEREF_ENTRY` of up to `n` entries the model holds, each followed by
     /// a `LOOKUP` of the fingerprint it held and an `INSERT` that takes the
     /// reference back: an index that drops a reference of the wrong entry
-    /// answers the lookup differently.
+    /// answers the lookup differently. Every other entry gets an `INSERT`
+    /// first, so its dereference leaves it live: the way is written back
+    /// with the signature the FSM read (a dereference by number does not
+    /// know the key), and the lookup after it checks that signature.
     pub fn deref_live(rng: &mut ChaCha8Rng, golden: &IndexModel, n: usize) -> Vec<Command> {
         let mut live: Vec<(u16, Fingerprint)> = (0..golden.capacity() as u32)
             .filter_map(|entry| golden.fingerprint(entry).map(|fp| (entry as u16, fp)))
             .collect();
         live.shuffle(rng);
         let mut commands = Vec::new();
-        for (entry, fp) in live.into_iter().take(n) {
+        for (i, (entry, fp)) in live.into_iter().take(n).enumerate() {
+            if i % 2 == 0 {
+                commands.push(Command::with_fp(Op::Insert, fp, 0));
+            }
             commands.push(Command::deref_entry(entry, 0));
             commands.push(Command::with_fp(Op::Lookup, fp, 0));
             commands.push(Command::with_fp(Op::Insert, fp, 0));
