@@ -341,7 +341,12 @@ fn run(command: Command) -> Result<()> {
                     ditto_host::figures::merge_mutants(&path, &reports, &command, &mutants::names())?
                 };
                 ditto_host::figures::update_mutants_file(&path, &block)?;
-                println!("updated the mutation table in {}", path.display());
+                // With `--json`, standard output is the report alone.
+                if json {
+                    eprintln!("updated the mutation table in {}", path.display());
+                } else {
+                    println!("updated the mutation table in {}", path.display());
+                }
             }
         }
         Command::Scrub { store, json } => {
