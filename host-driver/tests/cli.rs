@@ -659,6 +659,7 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
             "uart-link",
             "frame-rx",
             "frame-tx",
+            "request-decoder",
             "bloom",
             "ftl-refcount",
             "ftl-refcount-staged",
