@@ -1,7 +1,8 @@
 // Properties of the board link's transmit framer (`FrameTransmitter`),
 // against a shadow written here from the protocol: any pending frames, any
 // fields, a UART that takes bytes whenever it likes. Each frame's fields
-// hold while it is sent (the board top's registers do).
+// hold while it is sent (the board top's registers do). Parameter:
+// F_SENDING, the value of `FrameTxState::Sending` (from Rust).
 // [[name]] is an internal name of the flattened design.
 reg f_past_valid = 1'b0;
 always @(posedge clock) f_past_valid <= 1'b1;
@@ -118,7 +119,7 @@ wire ok_busy = busy == f_busy && sending_request == (f_busy && f_sel == SEL_REQU
 wire ok_offers = !f_busy || valid || f_since < 4;
 
 // Invariants (they make the above inductive).
-wire ok_tracks = [[tx_busy$q]] == f_busy
+wire ok_tracks = ([[state$q]] == F_SENDING) == f_busy
     && (f_busy || (![[tx_fresh_a$q]] && ![[tx_fresh_b$q]] && ![[tx_fresh$q]]))
     && (!f_busy || ([[tx_index$q]] == f_n && [[tx_at$q]] == (27'd1 << f_n) && f_n <= f_len + 8
         && [[tx_kind$q]] == f_kind && [[tx_len$q]] == f_len && [[tx_tag$q]] == f_tag

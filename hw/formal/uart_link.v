@@ -1,14 +1,16 @@
 // Properties of the board's UART, one direction of the host link: the
 // transmitter's line goes to the receiver, and the environment may flip the
-// line (`glitch`) on any clock. Parameter: F_PERIOD, clocks per bit.
+// line (`glitch`) on any clock. Parameters: F_PERIOD, clocks per bit; the
+// receiver's and transmitter's state values (F_RX_*, F_TX_*, from Rust).
 // [[name]] is an internal name of the flattened design.
 reg f_past_valid = 1'b0;
 always @(posedge clock) f_past_valid <= 1'b1;
 always @* if (!f_past_valid) assume(reset);
 wire f_running = f_past_valid && !reset;
 
-wire f_tx_busy = [[tx.busy$q]];
-wire f_rx_busy = [[rx.busy$q]];
+wire [1:0] f_rx_state = [[rx.state$q]];
+wire f_tx_busy = [[tx.state$q]] == F_TX_SENDING;
+wire f_rx_busy = f_rx_state != F_RX_IDLE;
 wire f_accept = valid && ready;
 
 // In sync: both ends idle on a clean, idle line (the receiver's
@@ -84,7 +86,8 @@ wire ok_resync = f_quiet < 12 * F_PERIOD || f_synced;
 // elapsed time E counts from the clock its start bit goes on the line (the
 // clock after it was accepted), which is the age of its byte.
 localparam F_HALF = F_PERIOD / 2;
-wire f_half = [[rx.half$q]];
+// The receiver waits half a period in the start bit, a whole one after.
+wire f_half = f_rx_state == F_RX_START_BIT;
 wire f_tick = [[rx.tick$q]];
 wire [15:0] f_rx_timer = [[rx.timer$q]];
 wire [3:0] f_rx_bit = [[rx.bit_index$q]];
@@ -95,7 +98,8 @@ wire [15:0] f_rx_last = f_half ? F_HALF - 1 : F_PERIOD - 1;
 // the receiver's tick comes exactly as its timer reaches its last value.
 wire ok_ranges = (!f_tx_busy || (f_tx_timer < F_PERIOD && f_tx_bit <= 9))
     && (!f_rx_busy || (f_rx_timer <= f_rx_last && f_rx_bit <= 9
-        && f_tick == (f_rx_timer == f_rx_last) && f_half == (f_rx_bit == 0)))
+        && f_tick == (f_rx_timer == f_rx_last) && f_half == (f_rx_bit == 0)
+        && (f_rx_state == F_RX_STOP_BIT) == (f_rx_bit == 9)))
     && (f_rx_busy || !f_tick)
     && (f_tx_busy || ![[tx.line$q]]);
 // The transmitter sends the newest byte in flight: its elapsed time is that

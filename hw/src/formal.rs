@@ -195,6 +195,18 @@ const REQUEST_DECODER_PARAMS: &[(&str, u64)] = {
     ]
 };
 
+/// The UART proof's bit period and the state values its properties read.
+const UART_PARAMS: &[(&str, u64)] = {
+    use crate::board::uart::{UartRxState, UartTxState};
+    &[
+        ("F_PERIOD", UART_PERIOD as u64),
+        ("F_RX_IDLE", UartRxState::Idle as u64),
+        ("F_RX_START_BIT", UartRxState::StartBit as u64),
+        ("F_RX_STOP_BIT", UartRxState::StopBit as u64),
+        ("F_TX_SENDING", UartTxState::Sending as u64),
+    ]
+};
+
 fn uart_loopback() -> String {
     top_verilog(UartLoopback {
         clock: Default::default(),
@@ -348,7 +360,7 @@ const FRAME_TX_BUGS: &[PlantedBug] = &[
         name: "stale-byte",
         what:
             "the offer stages start while idle: a frame's first byte is offered before its value has moved through them",
-        find: "tx_fresh_a$d = tx_busy$q;",
+        find: "tx_fresh_a$d = state$q == FrameTxState$Sending;",
         replace: "tx_fresh_a$d = 1'b1;",
         breaks: &["bytes", "tracks"],
     },
@@ -531,7 +543,7 @@ pub fn proofs() -> Vec<ProofSpec> {
             module: "UartTx -> line -> UartRx at 4 clocks per bit, the line corruptible",
             design: uart_loopback,
             properties: UART_PROPERTIES,
-            params: &[("F_PERIOD", UART_PERIOD as u64)],
+            params: UART_PARAMS,
             max_depth: 60,
             planted: UART_BUGS,
         },
@@ -549,7 +561,7 @@ pub fn proofs() -> Vec<ProofSpec> {
             module: "FrameTransmitter: the board link's transmit framer, any pending frames, any UART",
             design: frame_transmitter,
             properties: FRAME_TX_PROPERTIES,
-            params: &[],
+            params: &[("F_SENDING", crate::board::frame_tx::FrameTxState::Sending as u64)],
             // A response frame is 17 bytes, each taken at the earliest four
             // clocks after the last: its cover's witness is 70 clocks long.
             max_depth: 80,

@@ -45,6 +45,15 @@ pub enum HostRequest {
     FpWrite,
 }
 
+/// Whether a frame is on its way out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum FrameTxState {
+    /// No frame: the next (an error, a response, then a request) may start.
+    Idle,
+    /// A frame's bytes are offered one by one, its CRC last.
+    Sending,
+}
+
 logic_block! {
     #[derive(LogicBlock)]
     pub struct FrameTransmitter {
@@ -81,8 +90,8 @@ logic_block! {
         pub response_sent: Signal<Out, Bit>,
 
         tx_kind: DFF<Bits<8>>,
-        /// A frame is on its way out (`tx_kind` is not zero).
-        tx_busy: DFF<Bit>,
+        /// `Sending` while a frame is on its way out (`tx_kind` is not zero).
+        state: DFF<FrameTxState>,
         tx_tag: DFF<Bits<8>>,
         tx_len: DFF<Bits<5>>,
         tx_index: DFF<Bits<5>>,
@@ -164,7 +173,7 @@ impl Logic for FrameTransmitter {
             self,
             clock,
             tx_kind,
-            tx_busy,
+            state,
             tx_tag,
             tx_len,
             tx_index,
@@ -202,7 +211,7 @@ impl Logic for FrameTransmitter {
         // `tx_fresh` implies a frame under way (both clear on its last byte).
         self.valid.next = self.tx_fresh.q.val();
         self.data.next = self.tx_data.q.val();
-        self.busy.next = self.tx_busy.q.val();
+        self.busy.next = self.state.q.val() == FrameTxState::Sending;
         self.sending_request.next = self.tx_is_req.q.val();
         self.request_started.next = false;
         self.error_sent.next = false;
@@ -212,65 +221,77 @@ impl Logic for FrameTransmitter {
         // accept. The low CRC byte is the frame's last.
         self.tx_in_crc.d.next = self.tx_index.q.val() >= self.tx_crc_at.q.val();
         self.tx_at_crc_last.d.next = self.tx_index.q.val() == self.tx_crc_last_at.q.val();
-        self.tx_fresh_a.d.next = self.tx_busy.q.val();
+        self.tx_fresh_a.d.next = self.state.q.val() == FrameTxState::Sending;
         self.tx_fresh_b.d.next = self.tx_fresh_a.q.val();
         self.tx_fresh.d.next = self.tx_fresh_b.q.val();
-        if !self.tx_busy.q.val() {
-            self.tx_index.d.next = 0.into();
-            self.tx_at.d.next = 1.into();
-            self.tx_crc.d.next = 0xffff_ffff_u64.into();
-            if self.err_pending.val() {
-                self.tx_kind.d.next = self.k_error.val();
-                self.tx_busy.d.next = true;
-                self.tx_tag.d.next = self.err_tag.val();
-                self.tx_len.d.next = self.k_error_len.val();
-            } else if self.rsp_pending.val() {
-                self.tx_kind.d.next = self.k_response.val();
-                self.tx_busy.d.next = true;
-                self.tx_tag.d.next = self.rsp_tag.val();
-                self.tx_len.d.next = self.k_response_len.val();
-            } else if self.request_ready.val() {
-                self.tx_busy.d.next = true;
-                self.tx_tag.d.next = self.seq.val();
-                self.tx_is_req.d.next = true;
-                self.request_started.next = true;
-                if self.request.val() == HostRequest::Move {
-                    self.tx_kind.d.next = self.k_move.val();
-                    self.tx_len.d.next = self.k_move_len.val();
-                } else if self.request.val() == HostRequest::MemRead {
-                    self.tx_kind.d.next = self.k_mem_read.val();
-                    self.tx_len.d.next = self.k_mem_read_len.val();
-                } else if self.request.val() == HostRequest::MemWrite {
-                    self.tx_kind.d.next = self.k_mem_write.val();
-                    self.tx_len.d.next = self.k_mem_write_len.val();
-                } else if self.request.val() == HostRequest::FpRead {
-                    self.tx_kind.d.next = self.k_fp_read.val();
-                    self.tx_len.d.next = self.k_fp_read_len.val();
-                } else {
-                    self.tx_kind.d.next = self.k_fp_write.val();
-                    self.tx_len.d.next = self.k_fp_write_len.val();
+        match self.state.q.val() {
+            FrameTxState::Idle => {
+                self.tx_index.d.next = 0.into();
+                self.tx_at.d.next = 1.into();
+                self.tx_crc.d.next = 0xffff_ffff_u64.into();
+                if self.err_pending.val() {
+                    self.tx_kind.d.next = self.k_error.val();
+                    self.state.d.next = FrameTxState::Sending;
+                    self.tx_tag.d.next = self.err_tag.val();
+                    self.tx_len.d.next = self.k_error_len.val();
+                } else if self.rsp_pending.val() {
+                    self.tx_kind.d.next = self.k_response.val();
+                    self.state.d.next = FrameTxState::Sending;
+                    self.tx_tag.d.next = self.rsp_tag.val();
+                    self.tx_len.d.next = self.k_response_len.val();
+                } else if self.request_ready.val() {
+                    self.state.d.next = FrameTxState::Sending;
+                    self.tx_tag.d.next = self.seq.val();
+                    self.tx_is_req.d.next = true;
+                    self.request_started.next = true;
+                    match self.request.val() {
+                        HostRequest::Move => {
+                            self.tx_kind.d.next = self.k_move.val();
+                            self.tx_len.d.next = self.k_move_len.val();
+                        }
+                        HostRequest::MemRead => {
+                            self.tx_kind.d.next = self.k_mem_read.val();
+                            self.tx_len.d.next = self.k_mem_read_len.val();
+                        }
+                        HostRequest::MemWrite => {
+                            self.tx_kind.d.next = self.k_mem_write.val();
+                            self.tx_len.d.next = self.k_mem_write_len.val();
+                        }
+                        HostRequest::FpRead => {
+                            self.tx_kind.d.next = self.k_fp_read.val();
+                            self.tx_len.d.next = self.k_fp_read_len.val();
+                        }
+                        // `FpWrite` (`request_ready` is never high with `None`).
+                        _ => {
+                            self.tx_kind.d.next = self.k_fp_write.val();
+                            self.tx_len.d.next = self.k_fp_write_len.val();
+                        }
+                    }
                 }
             }
-        } else if self.tx_accept.val() {
-            self.tx_index.d.next = self.tx_index.q.val() + 1;
-            self.tx_at.d.next = self.tx_at.q.val() << 1;
-            self.tx_fresh_a.d.next = false;
-            self.tx_fresh_b.d.next = false;
-            self.tx_fresh.d.next = false;
-            if self.tx_in_crc.q.val() {
-                // A CRC byte left: the next one to the top.
-                self.tx_crc.d.next = self.tx_crc.q.val() << 8;
-            } else if self.tx_index.q.val() != 0 {
-                self.tx_crc.d.next = self.tx_crc_next.val();
-            }
-            if self.tx_at_crc_last.q.val() {
-                self.tx_kind.d.next = 0.into();
-                self.tx_busy.d.next = false;
-                self.tx_is_req.d.next = false;
-                if self.tx_is_e.q.val() {
-                    self.error_sent.next = true;
-                } else if self.tx_is_r.q.val() {
-                    self.response_sent.next = true;
+            FrameTxState::Sending => {
+                if self.tx_accept.val() {
+                    self.tx_index.d.next = self.tx_index.q.val() + 1;
+                    self.tx_at.d.next = self.tx_at.q.val() << 1;
+                    self.tx_fresh_a.d.next = false;
+                    self.tx_fresh_b.d.next = false;
+                    self.tx_fresh.d.next = false;
+                    if self.tx_in_crc.q.val() {
+                        // A CRC byte left: the next one to the top.
+                        self.tx_crc.d.next = self.tx_crc.q.val() << 8;
+                    } else if self.tx_index.q.val() != 0 {
+                        self.tx_crc.d.next = self.tx_crc_next.val();
+                    }
+                    if self.tx_at_crc_last.q.val() {
+                        self.tx_kind.d.next = 0.into();
+                        self.state.d.next = FrameTxState::Idle;
+                        self.tx_is_req.d.next = false;
+                        if self.tx_is_e.q.val() {
+                            self.error_sent.next = true;
+                        } else if self.tx_is_r.q.val() {
+                            self.response_sent.next = true;
+                        }
+                    }
                 }
             }
         }
@@ -394,7 +415,7 @@ impl Logic for FrameTransmitter {
         }
         if self.reset.val() {
             self.tx_kind.d.next = 0.into();
-            self.tx_busy.d.next = false;
+            self.state.d.next = FrameTxState::Idle;
             self.tx_fresh_a.d.next = false;
             self.tx_fresh_b.d.next = false;
             self.tx_fresh.d.next = false;

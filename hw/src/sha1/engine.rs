@@ -59,6 +59,18 @@ pub const BLOCKS_PER_PAGE: u64 = 65;
 /// Clock cycles one engine spends on a page in steady state (65 blocks x 80 rounds).
 pub const CYCLES_PER_PAGE: u64 = BLOCKS_PER_PAGE * 80;
 
+/// The engine's control state. Within `Hashing`, the step is the round and
+/// block counters (80 x 65 of them, one per clock): the datapath reads its
+/// round from them and from flags decoded a round ahead, not from states.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Sha1Phase {
+    /// Parked at round 79 of the padding block, waiting for a page's first
+    /// word (the chaining registers hold the last page's digest).
+    Idle,
+    /// Running the rounds of a page.
+    Hashing,
+}
+
 #[derive(LogicBlock)]
 pub struct Sha1Engine {
     /// Clock.
@@ -105,7 +117,7 @@ pub struct Sha1Engine {
     // Control: round 0..79 within block 0..64 (64 = padding block).
     round: DFF<Bits<7>>,
     block: DFF<Bits<7>>,
-    idle: DFF<Bit>,
+    phase: DFF<Sha1Phase>,
     at_round79: DFF<Bit>,
     /// The round is 18, 38, 58 or 78: `f_sel` changes on it.
     k_step: DFF<Bit>,
@@ -212,7 +224,7 @@ impl Default for Sha1Engine {
             pe: DFF::default(),
             round: DFF::default(),
             block: DFF::default(),
-            idle: DFF::default(),
+            phase: DFF::default(),
             at_round79: DFF::default(),
             k_step: DFF::default(),
             k_ahead_step: DFF::default(),
@@ -296,7 +308,7 @@ impl Logic for Sha1Engine {
             pe,
             round,
             block,
-            idle,
+            phase,
             at_round79,
             k_step,
             k_ahead_step,
@@ -328,7 +340,8 @@ impl Logic for Sha1Engine {
 
         // --- Flow control --------------------------------------------------
         // Round 79 of the padding block: the page's digest is formed on this clock.
-        self.page_end.next = self.at_round79.q.val() & self.at_last_block.q.val() & !self.idle.q.val();
+        self.page_end.next =
+            self.at_round79.q.val() & self.at_last_block.q.val() & (self.phase.q.val() == Sha1Phase::Hashing);
         self.hold_stall.next = self.hold_point.q.val() & (self.digest_full.q.val() | self.iv_load.q.val());
         self.take_word.next = self.fetch.q.val() & self.w_hold_valid.q.val() & !self.hold_stall.val();
         // A word is accepted while the skid slot is free (so the head can be
@@ -433,9 +446,9 @@ impl Logic for Sha1Engine {
             self.page_start.d.next = false;
             self.hold_point.d.next = false;
             if self.go_idle.val() {
-                self.idle.d.next = true;
+                self.phase.d.next = Sha1Phase::Idle;
             } else {
-                self.idle.d.next = false;
+                self.phase.d.next = Sha1Phase::Hashing;
                 if self.at_round79.q.val() {
                     self.round.d.next = 0.into();
                     if self.at_last_block.q.val() {
@@ -548,7 +561,7 @@ impl Logic for Sha1Engine {
                     self.d_reg.d.next = self.pd.q.val();
                     self.f_pre.d.next = self.ch_next_block.val();
                 }
-                if !self.idle.q.val() {
+                if self.phase.q.val() == Sha1Phase::Hashing {
                     // Block end: the new chaining value (H0 follows from `a`).
                     self.h1.d.next = self.h1_plus_a.val();
                     self.h2.d.next = self.pc.q.val();
@@ -587,7 +600,7 @@ impl Logic for Sha1Engine {
         if self.reset.val() {
             self.round.d.next = 79.into();
             self.block.d.next = 64.into();
-            self.idle.d.next = true;
+            self.phase.d.next = Sha1Phase::Idle;
             self.at_round79.d.next = true;
             self.k_step.d.next = false;
             self.k_ahead_step.d.next = false;
