@@ -231,22 +231,29 @@ signal_group! {
     }
 }
 
-/// The FTL's geometry and limits (their contract is the controller's
-/// `cfg_*` in [`crate::ftl::controller`]), held steady while the FTL runs.
-#[derive(LogicInterface, Default)]
-pub struct FtlSettings {
-    /// log2 of the flash devices.
-    pub dev_bits: Signal<In, Bits<2>>,
-    /// log2 of the blocks per device.
-    pub block_bits: Signal<In, Bits<4>>,
-    /// log2 of the pages per block.
-    pub page_bits: Signal<In, Bits<4>>,
-    /// Blocks per device kept back for garbage collection.
-    pub reserve: Signal<In, Bits<16>>,
-    /// Logical pages served.
-    pub lpas: Signal<In, Bits<ADDR_BITS>>,
-    /// A duplicate may map to a copy on any device (else only on its own).
-    pub array_wide: Signal<In, Bit>,
-    /// The largest reference count a page may reach.
-    pub refcount_max: Signal<In, Bits<FTL_REFCOUNT_BITS>>,
+signal_group! {
+    /// The FTL's geometry and limits (their contract is the controller's
+    /// `cfg_*` in [`crate::ftl::controller`]), held steady while the FTL
+    /// runs: the FTL's half. [`crate::ftl::settings`] computes the values.
+    #[join = "FtlSettingsSource"]
+    pub struct FtlSettings;
+    /// The half that sets them (a board's constants).
+    #[join = "FtlSettings"]
+    pub struct FtlSettingsSource;
+    {
+        /// log2 of the flash devices.
+        dev_bits: In Bits<2>,
+        /// log2 of the blocks per device.
+        block_bits: In Bits<4>,
+        /// log2 of the pages per block.
+        page_bits: In Bits<4>,
+        /// Blocks per device kept back for garbage collection.
+        reserve: In Bits<16>,
+        /// Logical pages served.
+        lpas: In Bits<ADDR_BITS>,
+        /// A duplicate may map to a copy on any device (else only on its own).
+        array_wide: In Bit,
+        /// The largest reference count a page may reach.
+        refcount_max: In Bits<FTL_REFCOUNT_BITS>,
+    }
 }

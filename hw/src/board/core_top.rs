@@ -51,9 +51,10 @@ use super::request_decoder::RequestDecoder;
 use super::uart::{UartRx, UartTx};
 use crate::ftl::ditto_core::DittoCore;
 use crate::ftl::flash::Geometry;
+use crate::ftl::settings::{FtlSettingsConstant, FtlSettingsValues};
 use crate::ftl::{MEM_ADDR_BITS, MEM_DATA_BITS};
 use crate::index::table::BlockRamTable;
-use crate::ports::{IndexCounters, PageWordSource, TableController};
+use crate::ports::{FtlSettingsSource, IndexCounters, PageWordSource, TableController};
 use rust_hdl::prelude::*;
 
 /// What a board top is built with: the FTL geometry and the link's timing.
@@ -103,9 +104,9 @@ impl BoardSetup {
         resend: 20_000,
     };
 
-    fn log2(n: u32, what: &str) -> u64 {
-        assert!(n.is_power_of_two(), "{what} ({n}) must be a power of two");
-        n.trailing_zeros() as u64
+    /// What the core's FTL settings port carries on this board.
+    pub fn ftl_settings(&self) -> FtlSettingsValues {
+        FtlSettingsValues::new(&self.geometry, self.lpas, self.array_wide, self.refcount_max)
     }
 }
 
@@ -130,6 +131,7 @@ pub struct CoreBoardTop<
     /// Status LEDs.
     pub led: Signal<Out, Bits<8>>,
     core: DittoCore<L, NB, FB, FBP1, M>,
+    ftl_settings: FtlSettingsConstant,
     block_ram: BlockRamTable<WAB, MAB>,
     uart_rx: UartRx,
     uart_tx: UartTx,
@@ -184,13 +186,6 @@ pub struct CoreBoardTop<
     link_error_seen: DFF<Bit>,
     raise: Signal<Local, Bit>,
     raise_code: Signal<Local, Bits<8>>,
-    k_dev_bits: Constant<Bits<2>>,
-    k_block_bits: Constant<Bits<4>>,
-    k_page_bits: Constant<Bits<4>>,
-    k_reserve: Constant<Bits<16>>,
-    k_lpas: Constant<Bits<24>>,
-    k_array_wide: Constant<Bit>,
-    k_refcount_max: Constant<Bits<{ crate::ftl::REFCOUNT_BITS }>>,
     k_rx_timeout: Constant<Bits<24>>,
     k_resend: Constant<Bits<24>>,
 }
@@ -222,6 +217,7 @@ impl<
             usb_tx: Default::default(),
             led: Default::default(),
             core: DittoCore::for_config(config),
+            ftl_settings: FtlSettingsConstant::new(setup.ftl_settings()),
             block_ram: Default::default(),
             uart_rx: UartRx::new(setup.cycles_per_bit),
             uart_tx: UartTx::new(setup.cycles_per_bit),
@@ -268,13 +264,6 @@ impl<
             link_error_seen: Default::default(),
             raise: Default::default(),
             raise_code: Default::default(),
-            k_dev_bits: Constant::new(bits::<2>(BoardSetup::log2(g.devices, "devices"))),
-            k_block_bits: Constant::new(bits::<4>(BoardSetup::log2(g.blocks_per_device, "blocks per device"))),
-            k_page_bits: Constant::new(bits::<4>(BoardSetup::log2(g.pages_per_block, "pages per block"))),
-            k_reserve: Constant::new(bits::<16>(g.reserve_blocks as u64)),
-            k_lpas: Constant::new(bits::<24>(setup.lpas as u64)),
-            k_array_wide: Constant::new(setup.array_wide),
-            k_refcount_max: Constant::new(bits(setup.refcount_max as u64)),
             k_rx_timeout: Constant::new(bits::<24>(setup.rx_timeout as u64)),
             k_resend: Constant::new(bits::<24>(setup.resend as u64)),
         }
@@ -356,13 +345,7 @@ impl<
         self.core.cleaner_hold.next = self.hold.q.val();
         self.core.bloom_enable.next = true;
         self.core.fsm_limit_log2.next = 7.into();
-        self.core.cfg.dev_bits.next = self.k_dev_bits.val();
-        self.core.cfg.block_bits.next = self.k_block_bits.val();
-        self.core.cfg.page_bits.next = self.k_page_bits.val();
-        self.core.cfg.reserve.next = self.k_reserve.val();
-        self.core.cfg.lpas.next = self.k_lpas.val();
-        self.core.cfg.array_wide.next = self.k_array_wide.val();
-        self.core.cfg.refcount_max.next = self.k_refcount_max.val();
+        FtlSettingsSource::join(&mut self.ftl_settings.cfg, &mut self.core.cfg);
         TableController::join(&mut self.core.tbl, &mut self.block_ram.port);
 
         // Commands from the decoder; pages and answers from the receiver.

@@ -15,6 +15,7 @@ use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
 use crate::{Model, PortId, SimError};
 use ditto_hw::ftl::flash::Relocation;
 use ditto_hw::ftl::model::{Command, CoreModel, Response};
+use ditto_hw::ftl::settings::FtlSettingsValues;
 use ditto_hw::ftl::{layout, region, Op, Status, STATS};
 use ditto_hw::index::model::IndexStats;
 use ditto_hw::index::{Fingerprint, TABLE_ADDR_BITS};
@@ -196,11 +197,6 @@ pub fn model_name(config: &Config) -> String {
     format!("core_{}", config.name)
 }
 
-fn log2(x: u32) -> u64 {
-    assert!(x.is_power_of_two(), "{x} is not a power of two");
-    x.trailing_zeros() as u64
-}
-
 impl<M: BorrowMut<Model>> CoreSim<M> {
     /// Attaches to `model` (`core_<config>`), resets the core with `setup`
     /// and waits until it takes commands.
@@ -311,7 +307,12 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
         self.mem.queue.clear();
         self.store.clear();
         self.content.clear();
-        let g = self.setup.geometry;
+        let cfg = FtlSettingsValues::new(
+            &self.setup.geometry,
+            self.setup.lpas,
+            self.setup.array_wide,
+            self.setup.refcount_max,
+        );
         let (pins, m) = (&self.pins, self.model.borrow_mut());
         for (port, value) in [
             (pins.cmd_valid, 0),
@@ -320,13 +321,13 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             (pins.mv_ready, 0),
             (pins.bloom_enable, self.setup.bloom as u64),
             (pins.fsm_limit, self.config.index_fsms.trailing_zeros() as u64),
-            (pins.cfg_dev_bits, log2(g.devices)),
-            (pins.cfg_block_bits, log2(g.blocks_per_device)),
-            (pins.cfg_page_bits, log2(g.pages_per_block)),
-            (pins.cfg_reserve, g.reserve_blocks as u64),
-            (pins.cfg_lpas, self.setup.lpas as u64),
-            (pins.cfg_array_wide, self.setup.array_wide as u64),
-            (pins.cfg_refcount_max, self.setup.refcount_max as u64),
+            (pins.cfg_dev_bits, cfg.dev_bits),
+            (pins.cfg_block_bits, cfg.block_bits),
+            (pins.cfg_page_bits, cfg.page_bits),
+            (pins.cfg_reserve, cfg.reserve),
+            (pins.cfg_lpas, cfg.lpas),
+            (pins.cfg_array_wide, cfg.array_wide as u64),
+            (pins.cfg_refcount_max, cfg.refcount_max),
             (pins.reset, 1),
         ] {
             m.set(port, value);
