@@ -4,6 +4,8 @@
 //! request decoder against the protocol's rules for each frame.
 //! Seeded streams, skewed as a link's traffic is (mostly the common frames,
 //! with damaged, abandoned and maximal ones among them).
+//! One file for the four widgets' suites (about 200 lines each), so that
+//! they share one frame generator (`host_frame`) and its skew.
 use ditto_hw::board::protocol::{
     error, kind, payload_lens, Deframer, Frame, FrameError, COMMAND_LEN, SYNC, WRITE_COMMAND_LEN,
 };

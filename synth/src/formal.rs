@@ -1,5 +1,8 @@
 //! Formal proofs of emitted Verilog with Yosys: k-induction (`sat
 //! -tempinduct`), unbounded, not just a bounded model check.
+//! (About 770 lines of code and 100 of tests: the proof, its covers, its
+//! bounded search and the mutants' equivalence under the properties share
+//! the property text's parser and the Yosys runs, so they stay together.)
 //!
 //! A [`Proof`] is a design (the Verilog rust-hdl emits, top module `top`)
 //! and a property text: Verilog that [`prove`] places inside the design's
