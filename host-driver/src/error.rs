@@ -32,6 +32,9 @@ pub enum HostError {
     /// A tool this command runs could not start.
     #[error("cannot run {tool} ({source}){hint}")]
     Tool { tool: String, hint: &'static str, source: std::io::Error },
+    /// A synthesis report that cannot give what a command needs of it.
+    #[error("synthesis report {path}: {detail}")]
+    BadReport { path: PathBuf, detail: String },
     #[error("fio {job} failed: {output}")]
     FioFailed { job: &'static str, output: String },
     #[error("fio {job}: unreadable JSON ({source})")]

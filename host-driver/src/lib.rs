@@ -14,6 +14,7 @@ pub mod limits;
 pub mod mutants;
 pub mod nbd;
 mod parallel;
+pub mod peer_bench;
 pub mod plots;
 pub mod prove;
 pub mod replay;

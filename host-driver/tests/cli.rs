@@ -733,3 +733,37 @@ fn a_signal_stops_the_tools_and_leaves_no_temporary_file() {
     let left: Vec<_> = std::fs::read_dir(&*tmp).unwrap().map(|e| e.unwrap().path()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn bench_peer_sets_the_core_against_software_dedup() {
+    let dir = temp_dir("peer");
+    let report = dir.join("report.json");
+    // A synthesis report of `cu` (as `ditto synth` writes it) gives the clock.
+    std::fs::write(
+        &report,
+        r#"{"board": "alchitry-cu", "config": "cu", "timing_met": true, "fmax_mhz": 104.0, "seed": 5}"#,
+    )
+    .unwrap();
+    let args = ["bench", "peer", "--config", "cu", "--pages", "1024", "--stream-pages", "12", "--json"];
+    let out = ditto(&[&args[..], &["--report", report.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (sw, hw) = (&r["software"], &r["ditto"]);
+    assert_eq!(sw["pages"], 1024);
+    // One page in four is one of eight hot contents.
+    let distinct = sw["unique_pages"].as_u64().unwrap();
+    assert!((700..850).contains(&distinct), "{distinct} distinct pages of 1,024");
+    // One SHA-1 lane: 65 blocks of 80 rounds per page, whatever the stream.
+    assert_eq!(hw["cycles_per_page"], 5200.0);
+    assert_eq!(hw["clock_mhz"], 104.0);
+    assert_eq!(hw["clock_source"]["synthesis_report"]["seed"], 5);
+    let hw_rate = hw["pages_per_second"].as_f64().unwrap();
+    assert!((hw_rate - 104e6 / 5200.0).abs() < 1e-6, "{hw_rate}");
+    let ratio = r["ditto_over_software"].as_f64().unwrap();
+    assert!((ratio - hw_rate / sw["pages_per_second"].as_f64().unwrap()).abs() < 1e-9);
+
+    // A page count past the limits is refused, naming them, before any work.
+    let out = ditto(&["bench", "peer", "--config", "cu", "--pages", "10"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--pages 10: give 1024 to 1048576"));
+}

@@ -388,6 +388,32 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Ditto against the CPU it would replace: the same dedup job (SHA-1 of
+    /// each 4 KiB page, a hash map of fingerprints) on one core of this
+    /// machine, wall-clock, against the whole core's exact cycles per page
+    /// (cosimulated, checked against the golden model) at a clock.
+    Peer {
+        /// The configuration.
+        #[arg(long, default_value = DEFAULT_CONFIG)]
+        config: String,
+        /// Pages of the software run (skewed: one in four is one of eight
+        /// hot contents); 1,024 to 1,048,576.
+        #[arg(long, default_value_t = 16_384)]
+        pages: usize,
+        /// Full pages per cosimulated stream (all-unique, all-duplicate).
+        #[arg(long, default_value_t = 64)]
+        stream_pages: usize,
+        /// A `ditto synth` report (`DIR/report.json`) of this configuration
+        /// whose Fmax is Ditto's clock; default: the configuration's clock.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Seed of the page set.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Fingerprint index capacity: entries, and the block RAM and logic of
     /// the index alone (Yosys).
     Capacity {

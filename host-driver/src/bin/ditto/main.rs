@@ -456,6 +456,30 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
+        Command::Bench { what: BenchCommand::Peer { config, pages, stream_pages, report, seed, json } } => {
+            let cfg = ditto_hw::config::by_name(&config)?;
+            let r = ditto_host::peer_bench::bench_peer(&cfg, pages, stream_pages, report.as_deref(), seed)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                let (sw, hw) = (&r.software, &r.ditto);
+                let clock = match &hw.clock_source {
+                    ditto_host::peer_bench::ClockSource::Configuration => "the configuration's clock".to_string(),
+                    ditto_host::peer_bench::ClockSource::SynthesisReport { path, board, seed } => {
+                        format!("Fmax of {} ({board}, seed {seed})", path.display())
+                    }
+                };
+                println!(
+                    "software: {} pages ({} distinct), best of {} passes: {:.0} pages/s, {:.2} GB/s on one core",
+                    sw.pages, sw.unique_pages, sw.passes, sw.pages_per_second, sw.gigabytes_per_second
+                );
+                println!(
+                    "ditto {} ({} lanes): {:.1} cycles/page at {:.2} MHz ({clock}): {:.0} pages/s, {:.3} GB/s",
+                    hw.config, hw.lanes, hw.cycles_per_page, hw.clock_mhz, hw.pages_per_second, hw.gigabytes_per_second
+                );
+                println!("ditto / software: {:.4}", r.ditto_over_software);
+            }
+        }
         Command::Bench { what: BenchCommand::Plots { out, seed } } => {
             for path in ditto_host::plots::plots(&out, seed)? {
                 println!("{}", path.display());
