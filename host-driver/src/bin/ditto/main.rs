@@ -342,10 +342,11 @@ fn run(command: Command) -> Result<()> {
                 };
                 ditto_host::figures::update_mutants_file(&path, &block)?;
                 // With `--json`, standard output is the report alone.
+                let notice = format!("updated the mutation table in {}", path.display());
                 if json {
-                    eprintln!("updated the mutation table in {}", path.display());
+                    eprintln!("{notice}");
                 } else {
-                    println!("updated the mutation table in {}", path.display());
+                    println!("{notice}");
                 }
             }
         }
