@@ -207,7 +207,8 @@ impl<
         assert_eq!(config.index_bucket_bits, MAB, "configuration {} index buckets", config.name);
         assert_eq!(WAB, MAB + 3, "eight ways per bucket");
         let g = &setup.geometry;
-        assert!(g.devices <= 4 && g.reserve_blocks >= 1 && setup.lpas >= 1 && setup.lpas < 1 << 24);
+        // `ftl_settings()` below refuses what does not fit the settings port.
+        assert!(g.devices <= 4 && g.reserve_blocks >= 1 && setup.lpas >= 1);
         assert!(setup.rx_timeout > 12 * setup.cycles_per_bit, "the receive timeout must outlast a byte");
         assert!(setup.resend < 1 << 24 && setup.rx_timeout < 1 << 24);
         Self {

@@ -15,7 +15,6 @@ use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
 use crate::{Model, PortId, SimError};
 use ditto_hw::ftl::flash::Relocation;
 use ditto_hw::ftl::model::{Command, CoreModel, Response};
-use ditto_hw::ftl::settings::FtlSettingsValues;
 use ditto_hw::ftl::{layout, region, Op, Status, STATS};
 use ditto_hw::index::model::IndexStats;
 use ditto_hw::index::{Fingerprint, TABLE_ADDR_BITS};
@@ -307,12 +306,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
         self.mem.queue.clear();
         self.store.clear();
         self.content.clear();
-        let cfg = FtlSettingsValues::new(
-            &self.setup.geometry,
-            self.setup.lpas,
-            self.setup.array_wide,
-            self.setup.refcount_max,
-        );
+        let cfg = self.setup.ftl_settings();
         let (pins, m) = (&self.pins, self.model.borrow_mut());
         for (port, value) in [
             (pins.cmd_valid, 0),

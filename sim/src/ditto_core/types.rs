@@ -5,6 +5,7 @@ use crate::hasher::sha1_of;
 use crate::index::MemTiming;
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, CoreConfig, Response};
+use ditto_hw::ftl::settings::FtlSettingsValues;
 use ditto_hw::Config;
 
 /// A 4 KiB page.
@@ -53,6 +54,11 @@ impl CoreSetup {
             array_wide: self.array_wide,
             refcount_max: self.refcount_max,
         }
+    }
+
+    /// What the core's FTL settings port (`cfg$*`) carries for this setup.
+    pub fn ftl_settings(&self) -> FtlSettingsValues {
+        FtlSettingsValues::new(&self.geometry, self.lpas, self.array_wide, self.refcount_max)
     }
 }
 
