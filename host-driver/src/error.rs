@@ -61,8 +61,9 @@ pub enum HostError {
     Trace(#[from] crate::replay::TraceError),
     #[error(transparent)]
     Ingest(#[from] crate::ingest::IngestError),
-    #[error("unknown board `{0}`; known boards: alchitry-cu")]
-    UnknownBoard(String),
+    /// Options that do not go together; the message says which and why.
+    #[error("{0}")]
+    Usage(String),
     #[error(transparent)]
     Figures(#[from] crate::figures::FiguresError),
     #[error(transparent)]

@@ -238,6 +238,11 @@ pub fn update_file(path: &Path, block: &str) -> Result<(), FiguresError> {
     update_marked(path, "<!-- figures:begin", END, block)
 }
 
+/// Replaces the speed block ([`crate::speed`]) of the Markdown file at `path`.
+pub fn update_speed_file(path: &Path, block: &str) -> Result<(), FiguresError> {
+    update_marked(path, "<!-- speed:begin", crate::speed::SPEED_END, block)
+}
+
 /// Replaces the mutation table's block of the Markdown file at `path`.
 pub fn update_mutants_file(path: &Path, block: &str) -> Result<(), FiguresError> {
     update_marked(path, "<!-- mutants:begin", MUTANTS_END, block)

@@ -20,6 +20,7 @@ pub mod prove;
 pub mod replay;
 pub mod sample;
 pub mod scratch;
+pub mod speed;
 pub mod store;
 pub mod store_bench;
 pub mod synth;

@@ -1,69 +1,228 @@
-//! `ditto synth`: a configuration's board top through Yosys, nextpnr and icepack.
+//! `ditto synth`: a configuration through Yosys, nextpnr and the bitstream
+//! packer, for the Alchitry Cu (iCE40-HX8K) or the ULX3S (ECP5 LFE5U-85F).
 use crate::HostError;
 use ditto_hw::Config;
-use ditto_synth::{run_ice40_flow, FlowReport, FlowRequest};
+use ditto_synth::ecp5_pll::Ecp5Pll;
+use ditto_synth::{run_flow, Device, FlowReport, FlowRequest};
 use std::path::Path;
 
 /// The Alchitry Cu pin file, built in so the command works from any directory.
 pub const ALCHITRY_CU_PCF: &str = include_str!("../../constraints/alchitry-cu.pcf");
+/// The ULX3S pin file of its shell (`ulx3s_top`).
+pub const ULX3S_LPF: &str = include_str!("../../constraints/ulx3s-85f.lpf");
+/// The ULX3S pin file of a block in a pin harness.
+pub const ULX3S_HARNESS_LPF: &str = include_str!("../../constraints/ulx3s-85f-harness.lpf");
 
 /// Default nextpnr seeds: tried in order until one meets timing.
 pub const DEFAULT_SEEDS: &[u64] = &[1, 2, 3, 4, 5];
 
+/// The ULX3S's oscillator.
+const ULX3S_OSCILLATOR_MHZ: u32 = 25;
+
+/// The boards `ditto synth` builds for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Board {
+    /// Alchitry Cu: iCE40-HX8K (cb132), 100 MHz oscillator, FTDI UART.
+    #[value(name = "alchitry-cu")]
+    AlchitryCu,
+    /// ULX3S: ECP5 LFE5U-85F-6 (CABGA381), 25 MHz oscillator into the
+    /// ECP5's PLL, FT231X UART.
+    #[value(name = "ulx3s-85f")]
+    Ulx3s85f,
+}
+
+impl Board {
+    /// The name the command line and the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Board::AlchitryCu => "alchitry-cu",
+            Board::Ulx3s85f => "ulx3s-85f",
+        }
+    }
+
+    /// The configuration built when none is named: the Cu's own `cu` (the
+    /// only one its HX8K holds), the ULX3S's `large`.
+    pub fn default_config(self) -> &'static str {
+        match self {
+            Board::AlchitryCu => crate::transport::BOARD_CONFIG,
+            Board::Ulx3s85f => "large",
+        }
+    }
+
+    pub fn device(self) -> Device {
+        match self {
+            Board::AlchitryCu => Device::Hx8k,
+            Board::Ulx3s85f => Device::Lfe5u85f,
+        }
+    }
+}
+
 /// What to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Block {
-    /// The whole-core board top ([`ditto_hw::board::CoreBoardTop`] built
-    /// with [`ditto_hw::board::BoardSetup::CU`]): the product's top, and the
-    /// bitstream the Cu runs.
+    /// The whole core. For a configuration whose index is on chip (`cu`):
+    /// its board top ([`ditto_hw::board::CoreBoardTop`] with
+    /// [`ditto_hw::board::BoardSetup::CU`]), the bitstream the board runs
+    /// (on the ULX3S behind its PLL). For one whose index table and FTL
+    /// memory are off chip (`large`): on the ULX3S, the core in a pin
+    /// harness, a measurement of its logic and Fmax (its memory ports have
+    /// no memory on the board yet).
     Core,
     /// The configuration's bare SHA-1 hasher (lanes and their input FIFOs),
-    /// placed on the HX8K's ct256 package (its 198 ports outnumber the Cu's
-    /// pins) only to measure its own logic cells and Fmax.
+    /// measured alone: on the Cu placed on the HX8K's ct256 package (its
+    /// 198 ports outnumber the Cu's pins), on the ULX3S in a pin harness.
     Hasher,
 }
 
-/// Writes `out/ditto.v` and the pin file, then runs the flow on `block` of
-/// `config` for `board`.
-pub fn synth_block(
-    board: &str,
-    config: &Config,
-    block: Block,
-    out: &Path,
-    seeds: &[u64],
-) -> Result<FlowReport, HostError> {
-    if board != "alchitry-cu" {
-        return Err(HostError::UnknownBoard(board.to_string()));
+/// What one `ditto synth` run builds.
+#[derive(Clone, Copy, Debug)]
+pub struct SynthTarget<'a> {
+    pub board: Board,
+    pub config: &'a Config,
+    pub block: Block,
+    /// The clock to reach, in MHz; `None` for the configuration's own. Only
+    /// a block in a pin harness may set it: a board top's UART timing and
+    /// PLL are built for the configuration's clock.
+    pub target_mhz: Option<u32>,
+}
+
+impl SynthTarget<'_> {
+    /// Whether the block is measured in a pin harness (no product bitstream).
+    pub fn in_harness(&self) -> bool {
+        self.board == Board::Ulx3s85f && (self.block == Block::Hasher || !self.config.index_table_on_chip)
     }
+}
+
+/// Writes `out/ditto.v` and the pin file, then runs the flow on the target.
+pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
+    let SynthTarget { board, config, block, target_mhz } = *target;
+    if target_mhz.is_some() && !target.in_harness() {
+        return Err(HostError::Usage(format!(
+            "--mhz is for a block measured in a pin harness; the {} {} block is built for its configuration's {} MHz",
+            board.name(),
+            config.name,
+            config.clock_mhz
+        )));
+    }
+    let target_mhz = target_mhz.unwrap_or(config.clock_mhz);
     std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
-    let verilog = out.join("ditto.v");
-    let (source, pins, package) = match block {
-        Block::Core => (
-            ditto_hw::config::core_board_verilog(config, &ditto_hw::board::BoardSetup::CU)
-                .ok_or(HostError::NoBoardTop(config.name))?,
-            ALCHITRY_CU_PCF,
-            ditto_synth::PACKAGE,
+    let board_top = || {
+        ditto_hw::config::core_board_verilog(config, &ditto_hw::board::BoardSetup::CU)
+            .ok_or(HostError::NoBoardTop(config.name))
+    };
+    let (source, pins, top, package, label) = match (board, block) {
+        (Board::AlchitryCu, Block::Core) => {
+            (board_top()?, ALCHITRY_CU_PCF, "top", ditto_synth::PACKAGE, board.name().to_string())
+        }
+        (Board::AlchitryCu, Block::Hasher) => (
+            ditto_hw::config::hasher_verilog(config),
+            "# Block measurement: no pins are constrained.\n",
+            "top",
+            "ct256",
+            format!("{} (hasher block alone, HX8K ct256)", board.name()),
         ),
-        Block::Hasher => {
-            (ditto_hw::config::hasher_verilog(config), "# Block measurement: no pins are constrained.\n", "ct256")
+        (Board::Ulx3s85f, _) if target.in_harness() => {
+            let (verilog, what) = match block {
+                Block::Hasher => (ditto_hw::config::hasher_verilog(config), "hasher"),
+                Block::Core => (ditto_hw::config::core_verilog(config), "whole core"),
+            };
+            (
+                ditto_synth::harness::pin_harness(&verilog, "top", "clock")?,
+                ULX3S_HARNESS_LPF,
+                "harness",
+                ditto_synth::ECP5_PACKAGE,
+                format!("{} ({what} in a pin harness)", board.name()),
+            )
+        }
+        (Board::Ulx3s85f, _) => {
+            let pll = Ecp5Pll::for_frequency(ULX3S_OSCILLATOR_MHZ, target_mhz)?;
+            (
+                ulx3s_shell(&board_top()?, &pll),
+                ULX3S_LPF,
+                ULX3S_TOP,
+                ditto_synth::ECP5_PACKAGE,
+                board.name().to_string(),
+            )
         }
     };
+    let verilog = out.join("ditto.v");
     std::fs::write(&verilog, source).map_err(|source| HostError::Write { path: verilog.clone(), source })?;
-    let pcf = out.join("pins.pcf");
-    std::fs::write(&pcf, pins).map_err(|source| HostError::Write { path: pcf.clone(), source })?;
-    let report = run_ice40_flow(&FlowRequest {
+    let constraints = out.join(match board.device() {
+        Device::Hx8k => "pins.pcf",
+        Device::Lfe5u85f => "pins.lpf",
+    });
+    std::fs::write(&constraints, pins).map_err(|source| HostError::Write { path: constraints.clone(), source })?;
+    let report = run_flow(&FlowRequest {
         verilog,
-        top: "top".into(),
-        pcf,
+        top: top.into(),
+        device: board.device(),
+        constraints,
         out_dir: out.into(),
-        target_mhz: config.clock_mhz as f64,
+        target_mhz: f64::from(target_mhz),
         seeds: seeds.to_vec(),
-        board: match block {
-            Block::Core => board.into(),
-            Block::Hasher => format!("{board} (hasher block alone, HX8K ct256)"),
-        },
+        board: label,
         config: config.name.into(),
         package: package.into(),
     })?;
     Ok(report)
+}
+
+/// The ULX3S shell's module name.
+pub const ULX3S_TOP: &str = "ulx3s_top";
+
+/// `board_top` (rust-hdl's `top`: `clock`, `rst_n`, `usb_rx`, `usb_tx`,
+/// `led`) followed by the ULX3S shell around it: the PLL makes the core's
+/// clock from the 25 MHz oscillator, and the core stays in reset until the
+/// PLL has locked and while the PWR button is pressed.
+pub fn ulx3s_shell(board_top: &str, pll: &Ecp5Pll) -> String {
+    format!(
+        "{board_top}\n\
+         // The ULX3S shell (ditto synth --board ulx3s-85f): {input} MHz oscillator, PLL to {output} MHz.\n\
+         module {ULX3S_TOP}(\n\
+         \x20   input wire clk_25mhz,\n\
+         \x20   input wire btn_pwr_n,\n\
+         \x20   input wire ftdi_txd,\n\
+         \x20   output wire ftdi_rxd,\n\
+         \x20   output wire [7:0] led\n\
+         );\n\
+         \x20   wire core_clock;\n\
+         \x20   wire pll_locked;\n\
+         {pll}\
+         \x20   top core (.clock(core_clock), .rst_n(btn_pwr_n & pll_locked), .usb_rx(ftdi_txd), .usb_tx(ftdi_rxd), .led(led));\n\
+         endmodule\n",
+        input = pll.input_mhz,
+        output = pll.output_mhz,
+        pll = pll.instance("pll", "clk_25mhz", "core_clock", "pll_locked"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_harnessed_block_takes_another_clock() {
+        let large = ditto_hw::config::LARGE;
+        let cu = ditto_hw::config::CU;
+        let target = |board, config, block| SynthTarget { board, config, block, target_mhz: Some(60) };
+        assert!(target(Board::Ulx3s85f, &large, Block::Core).in_harness());
+        assert!(target(Board::Ulx3s85f, &cu, Block::Hasher).in_harness());
+        assert!(!target(Board::Ulx3s85f, &cu, Block::Core).in_harness());
+        assert!(!target(Board::AlchitryCu, &cu, Block::Hasher).in_harness());
+        let dir = tempfile::tempdir().unwrap();
+        let err = synth_block(&target(Board::Ulx3s85f, &cu, Block::Core), dir.path(), &[1]).unwrap_err();
+        assert!(matches!(err, HostError::Usage(_)), "{err}");
+    }
+
+    #[test]
+    fn the_shell_wires_the_pll_into_the_board_top() {
+        let pll = Ecp5Pll::for_frequency(25, 100).unwrap();
+        let text = ulx3s_shell("module top(clock,rst_n,usb_rx,usb_tx,led);\nendmodule\n", &pll);
+        assert!(text.contains("module ulx3s_top("), "{text}");
+        assert!(text.contains(".CLKI(clk_25mhz), .CLKOP(core_clock)"), "{text}");
+        assert!(text.contains(".rst_n(btn_pwr_n & pll_locked)"), "{text}");
+        for port in ["clk_25mhz", "btn_pwr_n", "ftdi_txd", "ftdi_rxd", "led[7]"] {
+            assert!(ULX3S_LPF.contains(&format!("\"{port}\"")), "{port} has no site");
+        }
+    }
 }

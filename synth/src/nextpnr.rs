@@ -1,4 +1,4 @@
-//! Place and route with nextpnr-ice40, and reading its results.
+//! Place and route with nextpnr (iCE40 or ECP5), and reading its results.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -6,15 +6,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::device::Device;
 use crate::error::SynthError;
-use crate::tools::NEXTPNR;
 
-/// Device and package of the Alchitry Cu.
-pub(crate) const DEVICE_FLAG: &str = "--hx8k";
 /// The Alchitry Cu's package.
 pub const PACKAGE: &str = "cb132";
-/// HX8K packages the flow accepts.
-pub(crate) const PACKAGES: &[&str] = &["cb132", "ct256"];
+/// The ULX3S's package.
+pub const ECP5_PACKAGE: &str = "CABGA381";
 
 /// How much of one kind of device resource the design uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +34,8 @@ pub struct ClockTiming {
 
 /// The files one nextpnr run writes.
 pub(crate) struct PnrOutputs {
-    pub asc: PathBuf,
+    /// The placed and routed design: an iCE40 `.asc`, an ECP5 `.config`.
+    pub placed: PathBuf,
     pub report: PathBuf,
     pub log: PathBuf,
 }
@@ -78,48 +77,54 @@ struct FmaxJson {
     constraint: f64,
 }
 
-/// Places and routes `netlist` for the HX8K in the cb132 package.
+/// Places and routes the netlist `work_dir/NETLIST` for `device` in
+/// `package`, with the constraints `work_dir/CONSTRAINTS`.
 ///
-/// nextpnr runs with `--timing-allow-fail`, so a slow design still routes and
-/// exits 0; whether timing was met is read from the `--report` JSON. Ports
-/// missing from the PCF are allowed (`--pcf-allow-unconstrained`) and listed
-/// in the result. A design too large for the device fails with
+/// nextpnr runs in `work_dir` with file names relative to it (the YoWASP
+/// build of nextpnr-ecp5 can open nothing else); every output in `out` must
+/// be in `work_dir`. It runs with `--timing-allow-fail`, so a slow design
+/// still routes and exits 0; whether timing was met is read from the
+/// `--report` JSON. Ports missing from the constraints are allowed and
+/// listed in the result. A design too large for the device fails with
 /// [`SynthError::PlacementFailed`], read from the log's utilisation block.
+#[allow(clippy::too_many_arguments)] // each is one nextpnr argument; a struct would only rename them
 pub(crate) fn place_and_route(
-    netlist: &Path,
-    pcf: &Path,
+    device: Device,
+    work_dir: &Path,
+    netlist: &str,
+    constraints: &str,
     package: &str,
     target_mhz: f64,
     seed: u64,
     out: &PnrOutputs,
 ) -> Result<PnrResult, SynthError> {
-    let freq = target_mhz.to_string();
-    let seed = seed.to_string();
-    let output = NEXTPNR.run(
-        [
-            DEVICE_FLAG.as_ref(),
-            "--package".as_ref(),
-            package.as_ref(),
-            "--pcf".as_ref(),
-            pcf.as_os_str(),
-            "--pcf-allow-unconstrained".as_ref(),
-            "--json".as_ref(),
-            netlist.as_os_str(),
-            "--asc".as_ref(),
-            out.asc.as_os_str(),
-            "--freq".as_ref(),
-            freq.as_ref(),
-            "--timing-allow-fail".as_ref(),
-            "--seed".as_ref(),
-            seed.as_ref(),
-            "--report".as_ref(),
-            out.report.as_os_str(),
-            "--log".as_ref(),
-            out.log.as_os_str(),
-            "-q".as_ref(),
-        ],
-        None,
-    )?;
+    let name_in_work_dir = |path: &Path| -> Result<String, SynthError> {
+        match (path.parent(), path.file_name()) {
+            (Some(dir), Some(name)) if dir == work_dir => Ok(name.to_string_lossy().into_owned()),
+            _ => Err(SynthError::InvalidRequest(format!(
+                "nextpnr output {} is not in the work directory {}",
+                path.display(),
+                work_dir.display()
+            ))),
+        }
+    };
+    let mut args = device.nextpnr_args(package, constraints, &name_in_work_dir(&out.placed)?);
+    args.extend([
+        "--json".into(),
+        netlist.into(),
+        "--freq".into(),
+        target_mhz.to_string(),
+        "--timing-allow-fail".into(),
+        "--seed".into(),
+        seed.to_string(),
+        "--report".into(),
+        name_in_work_dir(&out.report)?,
+        "--log".into(),
+        name_in_work_dir(&out.log)?,
+        "-q".into(),
+    ]);
+    let nextpnr = device.nextpnr();
+    let output = nextpnr.run(&args, Some(work_dir))?;
     let log = fs::read_to_string(&out.log).unwrap_or_default();
     if !output.status.success() {
         if let Some((resource, usage)) = overused_resource(&log) {
@@ -130,7 +135,7 @@ pub(crate) fn place_and_route(
                 log_path: out.log.clone(),
             });
         }
-        return Err(NEXTPNR.failed(&output, &out.log));
+        return Err(nextpnr.failed(&output, &out.log));
     }
 
     let report_text = fs::read_to_string(&out.report)
@@ -179,11 +184,12 @@ fn overused_resource(log: &str) -> Option<(String, Utilization)> {
     utilisation_from_log(log).into_iter().find(|(_, u)| u.used > u.available)
 }
 
-/// Ports named in `Warning: IO 'q[7]' is unconstrained in PCF ...` lines.
+/// Ports named in `Warning: IO 'q[7]' is unconstrained in PCF ...` (or
+/// `... in LPF ...`) lines.
 fn unconstrained_io(log: &str) -> Vec<String> {
     let mut ports: Vec<String> = log
         .lines()
-        .filter(|l| l.contains("is unconstrained in PCF"))
+        .filter(|l| l.contains("is unconstrained in PCF") || l.contains("is unconstrained in LPF"))
         .filter_map(|l| {
             let (_, rest) = l.split_once("IO '")?;
             let (port, _) = rest.split_once('\'')?;

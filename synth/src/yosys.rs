@@ -1,8 +1,10 @@
-//! Synthesis with yosys' `synth_ice40`, and the synthesizability check.
+//! Synthesis with yosys (`synth_ice40` or `synth_ecp5`), and the
+//! synthesizability check.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::device::Device;
 use crate::error::SynthError;
 use crate::stats::YosysStats;
 use crate::tools::{self, YOSYS};
@@ -25,7 +27,7 @@ pub(crate) struct Synthesis {
     pub problems: Vec<String>,
 }
 
-/// Runs `synth_ice40` on `verilog` with `work_dir` as the working directory,
+/// Runs `device`'s synthesis script on `verilog` with `work_dir` as the working directory,
 /// writing `yosys.log`, the `stat -json` counts and, when `netlist` is given,
 /// the JSON netlist under that name.
 ///
@@ -33,6 +35,7 @@ pub(crate) struct Synthesis {
 /// inside the `-p` script, and outputs are named relative to `work_dir`, so
 /// paths with spaces need no quoting (yosys 0.23's `tee -o` does not unquote).
 pub(crate) fn synthesize(
+    device: Device,
     verilog: &Path,
     top: &str,
     work_dir: &Path,
@@ -43,7 +46,7 @@ pub(crate) fn synthesize(
     let stat_path = work_dir.join(STAT_FILE);
     tools::remove_if_exists(&stat_path)?;
 
-    let mut script = format!("synth_ice40 -top {top}");
+    let mut script = format!("{} -top {top}", device.yosys_synth());
     if let Some(name) = netlist {
         script.push_str(&format!(" -json {name}"));
     }
@@ -131,7 +134,7 @@ pub fn check_synthesizable(verilog_source: &str, top: &str) -> Result<YosysStats
     fs::write(&verilog, verilog_source)
         .map_err(|err| SynthError::io(format!("could not write {}", verilog.display()), err))?;
 
-    let result = synthesize(&verilog, top, work_dir, None).and_then(|synthesis| {
+    let result = synthesize(Device::Hx8k, &verilog, top, work_dir, None).and_then(|synthesis| {
         if synthesis.problems.is_empty() {
             Ok(synthesis.stats)
         } else {

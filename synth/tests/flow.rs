@@ -8,7 +8,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use ditto_synth::{
-    check_synthesizable, run_ice40_flow, FlowReport, FlowRequest, SynthError, ASC_FILE, BITSTREAM_FILE,
+    check_synthesizable, run_flow, Device, FlowReport, FlowRequest, SynthError, ASC_FILE, BITSTREAM_FILE,
     NEXTPNR_LOG_FILE, REPORT_FILE,
 };
 
@@ -75,7 +75,8 @@ fn request(verilog: PathBuf, out_dir: PathBuf, target_mhz: f64, seeds: Vec<u64>)
     FlowRequest {
         verilog,
         top: "top".into(),
-        pcf: pcf(),
+        device: Device::Hx8k,
+        constraints: pcf(),
         out_dir,
         target_mhz,
         seeds,
@@ -163,7 +164,7 @@ endmodule
 #[test]
 fn flow_meets_100_mhz_and_writes_bitstream() {
     let (design, out) = workspace("meets", ACCUMULATOR);
-    let report = run_ice40_flow(&request(design, out.clone(), 100.0, vec![1, 2])).unwrap_or_else(|e| panic!("{e}"));
+    let report = run_flow(&request(design, out.clone(), 100.0, vec![1, 2])).unwrap_or_else(|e| panic!("{e}"));
 
     assert!(report.timing_met);
     assert!(report.fmax_mhz >= 100.0, "{report:?}");
@@ -196,7 +197,7 @@ fn flow_reports_timing_failure() {
     fs::create_dir_all(&out).unwrap();
     fs::write(out.join(BITSTREAM_FILE), b"stale").unwrap();
 
-    let err = run_ice40_flow(&request(design, out.clone(), 2000.0, vec![1, 2])).unwrap_err();
+    let err = run_flow(&request(design, out.clone(), 2000.0, vec![1, 2])).unwrap_err();
     let SynthError::TimingNotMet { fmax_mhz, target_mhz, report_path } = &err else {
         panic!("expected TimingNotMet, got {err:?}");
     };
@@ -219,7 +220,7 @@ fn flow_reports_timing_failure() {
 #[test]
 fn board_pcf_constrains_every_board_port() {
     let (design, out) = workspace("board", BOARD_PORTS);
-    let report = run_ice40_flow(&request(design, out.clone(), 100.0, vec![1, 2, 3])).unwrap_or_else(|e| panic!("{e}"));
+    let report = run_flow(&request(design, out.clone(), 100.0, vec![1, 2, 3])).unwrap_or_else(|e| panic!("{e}"));
     assert!(report.unconstrained_io.is_empty(), "{:?}", report.unconstrained_io);
     assert_eq!(report.utilization["SB_IO"].used, 12);
     assert!(out.join(BITSTREAM_FILE).is_file());
@@ -228,7 +229,7 @@ fn board_pcf_constrains_every_board_port() {
 #[test]
 fn oversized_design_fails_placement_with_numbers() {
     let (design, out) = workspace("too-big", TOO_BIG);
-    let err = run_ice40_flow(&request(design, out, 100.0, vec![1])).unwrap_err();
+    let err = run_flow(&request(design, out, 100.0, vec![1])).unwrap_err();
     match &err {
         SynthError::PlacementFailed { resource, used, available, .. } => {
             assert_eq!(resource, "ICESTORM_LC");
@@ -238,4 +239,52 @@ fn oversized_design_fails_placement_with_numbers() {
         }
         other => panic!("expected PlacementFailed, got {other:?}"),
     }
+}
+
+/// The accumulator with its ports declared as rust-hdl writes them, which
+/// is what the pin harness reads.
+const ACCUMULATOR_RUST_HDL_STYLE: &str = "\
+module top(clock,a,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [7:0] a;
+    output reg  [7:0] q;
+    
+    always @(posedge clock) q <= q + a;
+endmodule
+";
+
+/// The ECP5 flow on a block in the pin harness: the accumulator at 150 MHz.
+#[test]
+fn ecp5_flow_places_a_harnessed_block_and_packs_its_bitstream() {
+    let err = ditto_synth::harness::pin_harness(ACCUMULATOR, "top", "clock").unwrap_err();
+    assert!(err.to_string().contains("line 2"), "ANSI ports are not read: {err}");
+    let harnessed = ditto_synth::harness::pin_harness(ACCUMULATOR_RUST_HDL_STYLE, "top", "clock").unwrap();
+    let (design, out) = workspace("ecp5", &harnessed);
+    let lpf = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../constraints/ulx3s-85f-harness.lpf");
+    let req = FlowRequest {
+        top: "harness".into(),
+        device: Device::Lfe5u85f,
+        constraints: lpf,
+        package: ditto_synth::ECP5_PACKAGE.into(),
+        board: "ulx3s-85f".into(),
+        ..request(design, out.clone(), 150.0, vec![1])
+    };
+    let report = run_flow(&req).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.timing_met, "{report:?}");
+    assert_eq!(report.device, "LFE5U-85F-6");
+    assert_eq!(report.logic_cells_available, 83640);
+    // 8 accumulator bits, 8 shift-register bits feeding `a`, the capture
+    // and fold registers and `dout`.
+    assert!(report.dffs >= 16, "{report:?}");
+    assert_eq!(report.carries, 4, "an 8-bit add is four CCU2Cs: {report:?}");
+    assert!(report.unconstrained_io.is_empty(), "{:?}", report.unconstrained_io);
+    assert!(report.seconds.nextpnr > 0.0 && report.seconds.pack > 0.0, "{:?}", report.seconds);
+    let bit = out.canonicalize().unwrap().join(ditto_synth::ECP5_BITSTREAM_FILE);
+    assert_eq!(report.bitstream.as_deref(), Some(bit.as_path()));
+    assert!(fs::metadata(&bit).unwrap().len() > 1_000);
+    assert!(out.join(ditto_synth::ECP5_CONFIG_FILE).is_file());
+    let (_, from_disk) = read_report(&out);
+    assert_eq!(from_disk, report);
 }

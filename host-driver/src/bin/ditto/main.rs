@@ -1,7 +1,7 @@
 //! `ditto`: Ditto's command line. Every subcommand takes `--config NAME`.
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use ditto_host::transport::{Backend, BOARD_CONFIG};
+use ditto_host::transport::Backend;
 use ditto_host::{bench, hash, sample, synth};
 
 mod cli;
@@ -140,22 +140,35 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Flash { board, bitstream } => {
-            if board != "alchitry-cu" {
-                bail!("unknown board `{board}`; known boards: alchitry-cu");
-            }
+            let bitstream = bitstream
+                .unwrap_or_else(|| std::path::PathBuf::from("out/synth").join(board.device().bitstream_file()));
             if !bitstream.is_file() {
                 bail!(
-                    "no bitstream at {}: run `ditto synth --board alchitry-cu --config cu` first (or pass --bitstream)",
-                    bitstream.display()
+                    "no bitstream at {}: run `ditto synth --board {}` first (or pass --bitstream)",
+                    bitstream.display(),
+                    board.name()
                 );
             }
-            let status = std::process::Command::new("iceprog").arg(&bitstream).status().map_err(|e| {
-                anyhow::anyhow!("cannot run iceprog ({e}): install it with `apt-get install fpga-icestorm`")
-            })?;
+            let (tool, args, install): (&str, Vec<&std::ffi::OsStr>, &str) = match board {
+                synth::Board::AlchitryCu => ("iceprog", vec![bitstream.as_os_str()], "apt-get install fpga-icestorm"),
+                synth::Board::Ulx3s85f => (
+                    "openFPGALoader",
+                    vec!["--board".as_ref(), "ulx3s".as_ref(), bitstream.as_os_str()],
+                    "apt-get install openfpgaloader",
+                ),
+            };
+            let status = std::process::Command::new(tool)
+                .args(&args)
+                .status()
+                .map_err(|e| anyhow::anyhow!("cannot run {tool} ({e}): install it with `{install}`"))?;
             if !status.success() {
-                bail!("iceprog {} failed ({status}): is the Alchitry Cu plugged in, and may this user open its USB device?", bitstream.display());
+                bail!(
+                    "{tool} {} failed ({status}): is the {} plugged in, and may this user open its USB device?",
+                    bitstream.display(),
+                    board.name()
+                );
             }
-            println!("programmed the {board} with {}", bitstream.display());
+            println!("programmed the {} with {}", board.name(), bitstream.display());
         }
         Command::Replay { trace, device, dense, json } => {
             let requests = ditto_host::replay::read(&trace)?;
@@ -384,23 +397,31 @@ fn run(command: Command) -> Result<()> {
                 println!("latency_cycles {}", t.latency_cycles);
             }
         }
-        Command::Synth { board, config, out, seeds, block } => {
-            let config = config.unwrap_or_else(|| BOARD_CONFIG.to_string());
+        Command::Synth { board, config, out, seeds, block, mhz } => {
+            let config = config.unwrap_or_else(|| board.default_config().to_string());
             let cfg = ditto_hw::by_name(&config)?;
+            let target = synth::SynthTarget { board, config: &cfg, block, target_mhz: mhz };
             let bar = steps(1, &format!("yosys and nextpnr (seeds {seeds:?} in turn, until one meets timing)"));
-            let result = synth::synth_block(&board, &cfg, block, &out, &seeds);
+            let result = synth::synth_block(&target, &out, &seeds);
             bar.finish_and_clear();
             match result {
                 Ok(r) => {
                     println!(
-                        "{} {}: {} of {} logic cells, {} LUTs, {} DFFs, {} EBRs, {:.2} MHz (target {} MHz, seed {}): timing met",
-                        r.board, r.config, r.logic_cells, r.logic_cells_available, r.luts, r.dffs, r.ebrs,
+                        "{} {}: {} of {} logic cells, {} LUTs, {} DFFs, {} block RAMs, {} DSPs, {:.2} MHz (target {} MHz, seed {}): timing met",
+                        r.board, r.config, r.logic_cells, r.logic_cells_available, r.luts, r.dffs, r.ebrs, r.dsps,
                         r.fmax_mhz, r.target_mhz, r.seed
                     );
+                    println!(
+                        "tools: yosys {:.0} s, nextpnr {:.0} s, packing {:.0} s",
+                        r.seconds.yosys, r.seconds.nextpnr, r.seconds.pack
+                    );
+                    if target.in_harness() {
+                        println!("(a measurement in a pin harness: its bitstream is not for use on the board)");
+                    }
                     println!("{}", out.join(ditto_synth::REPORT_FILE).display());
-                    println!("{}", out.join(ditto_synth::BITSTREAM_FILE).display());
+                    println!("{}", out.join(board.device().bitstream_file()).display());
                 }
-                Err(e) => bail!("ditto synth --board {board} --config {config}: {e}"),
+                Err(e) => bail!("ditto synth --board {} --config {config}: {e}", board.name()),
             }
         }
         Command::Bench { what: BenchCommand::Hasher { config, pages, seed, json } } => {
@@ -457,13 +478,23 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
-        Command::Bench { what: BenchCommand::Peer { config, pages, stream_pages, report, seed, json } } => {
+        Command::Bench {
+            what: BenchCommand::Peer { config, pages, duplicates, file, stream_pages, report, seed, json },
+        } => {
             let cfg = ditto_hw::config::by_name(&config)?;
-            let r = ditto_host::peer_bench::bench_peer(&cfg, pages, stream_pages, report.as_deref(), seed)?;
+            let options = ditto_host::peer_bench::PeerOptions {
+                pages,
+                duplicate_percent: duplicates,
+                stream_pages,
+                report: report.as_deref(),
+                file: file.as_deref(),
+                seed,
+            };
+            let r = ditto_host::peer_bench::bench_peer(&cfg, &options)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
-                let (sw, hw) = (&r.software, &r.ditto);
+                let hw = &r.ditto;
                 let clock = match &hw.clock_source {
                     ditto_host::peer_bench::ClockSource::Configuration => "the configuration's clock".to_string(),
                     ditto_host::peer_bench::ClockSource::SynthesisReport { path, board, seed } => {
@@ -471,14 +502,24 @@ fn run(command: Command) -> Result<()> {
                     }
                 };
                 println!(
-                    "software: {} pages ({} distinct), best of {} passes: {:.0} pages/s, {:.2} GB/s on one core",
-                    sw.pages, sw.unique_pages, sw.passes, sw.pages_per_second, sw.gigabytes_per_second
-                );
-                println!(
                     "ditto {} ({} lanes): {:.1} cycles/page at {:.2} MHz ({clock}): {:.0} pages/s, {:.3} GB/s",
                     hw.config, hw.lanes, hw.cycles_per_page, hw.clock_mhz, hw.pages_per_second, hw.gigabytes_per_second
                 );
-                println!("ditto / software: {:.4}", r.ditto_over_software);
+                for set in &r.page_sets {
+                    println!("{}: {} pages, {} distinct", set.name, set.pages, set.unique_pages);
+                    for (rate, ratio) in
+                        [(&set.one_core, set.ditto_over_one_core), (&set.all_cores, set.ditto_over_all_cores)]
+                    {
+                        println!(
+                            "  software on {} thread(s), best of {} passes: {:.0} pages/s, {:.2} GB/s; ditto / software {:.3}",
+                            rate.threads, rate.passes, rate.pages_per_second, rate.gigabytes_per_second, ratio
+                        );
+                    }
+                }
+                println!(
+                    "host link cap ({}: USB UART at {} baud, {}-byte WRITE frames): at most {:.1} pages/s",
+                    r.link.board, r.link.baud, r.link.frame_bytes, r.link.pages_per_second
+                );
             }
         }
         Command::Bench { what: BenchCommand::Plots { out, seed } } => {
@@ -507,100 +548,37 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
-        Command::Figures { update, out, pages } => {
-            let bar = steps(7, "hasher benchmarks");
-            let hashers = ditto_hw::CONFIGS
-                .iter()
-                .map(|cfg| bench::bench_hasher(cfg, pages, 1))
-                .collect::<Result<Vec<_>, _>>()?;
-            let cu = ditto_hw::config::CU;
-            bar.inc(1);
-            bar.set_message("synthesis: the hasher alone");
-            let block = synth::synth_block(
-                "alchitry-cu",
-                &cu,
-                synth::Block::Hasher,
-                &out.join("hasher"),
-                synth::DEFAULT_SEEDS,
-            )?;
-            bar.inc(1);
-            bar.set_message("synthesis: the whole-core board top");
-            let core_board = match synth::synth_block(
-                "alchitry-cu",
-                &cu,
-                synth::Block::Core,
-                &out.join("core"),
-                synth::DEFAULT_SEEDS,
-            ) {
-                Ok(r) => ditto_host::figures::CoreBoardFit::Placed(Box::new(r)),
-                // Placed and routed, below the target: its report still says
-                // by how much (the row marks the miss).
-                Err(ditto_host::HostError::Synth(ditto_synth::SynthError::TimingNotMet { report_path, .. })) => {
-                    let text = std::fs::read_to_string(&report_path)
-                        .with_context(|| format!("reading {}", report_path.display()))?;
-                    ditto_host::figures::CoreBoardFit::Placed(Box::new(serde_json::from_str(&text)?))
+        Command::Figures { update, out, pages, only } => {
+            let parts = if only.is_empty() { FigurePart::ALL.to_vec() } else { only };
+            if parts.contains(&FigurePart::Tables) {
+                let markdown = figure_tables(&out, pages)?;
+                match &update {
+                    Some(path) => ditto_host::figures::update_file(path, &markdown)?,
+                    None => println!("{markdown}\n"),
                 }
-                Err(ditto_host::HostError::Synth(ditto_synth::SynthError::PlacementFailed {
-                    used, available, ..
-                })) => ditto_host::figures::CoreBoardFit::DoesNotFit { used, available },
-                Err(e) => return Err(e.into()),
-            };
-            bar.inc(1);
-            bar.set_message("index benchmarks");
-            let index_runs = bench::index_suite(&ditto_hw::config::LARGE, 64, 4096, 1)?;
-            let capacity = bench::index_capacity(&cu)?;
-            let mut core_runs = Vec::new();
-            bar.inc(1);
-            bar.set_message("whole-core benchmarks");
-            for cfg in ditto_hw::CONFIGS {
-                core_runs.extend(ditto_host::core_bench::core_suite(cfg, 64, 2, 1)?);
             }
-            bar.inc(1);
-            bar.set_message("fio against ditto serve");
-            let exe = std::env::current_exe().context("the path of this ditto binary")?;
-            let fio = ["model", "verilator"]
-                .into_iter()
-                .map(|backend| ditto_host::fio_bench::bench_fio(&exe, backend, DEFAULT_CONFIG, 16 << 20, 10))
-                .collect::<Result<Vec<_>, _>>()?;
-            bar.inc(1);
-            bar.set_message("store benchmarks");
-            let large = ditto_hw::config::LARGE;
-            let store = [(Backend::Model, 256u64 << 20), (Backend::Verilator, 16 << 20)]
-                .into_iter()
-                .map(|(backend, bytes)| ditto_host::store_bench::run(&large, &backend, bytes, 1))
-                .collect::<Result<Vec<_>, _>>()?;
-            bar.finish_and_clear();
-            let markdown = ditto_host::figures::render(&ditto_host::figures::Measurements {
-                store: &store,
-                hashers: &hashers,
-                block: &block,
-                core_board: &core_board,
-                index: &index_runs,
-                capacity: &capacity,
-                core: &core_runs,
-                fio: &fio,
-            });
-            let request = ditto_host::mutants::MutantsRequest {
-                only: Vec::new(),
-                count: FIGURES_MUTANTS,
-                mutants: Vec::new(),
-                seed: 1,
-                equivalence_depth: 8,
-                equivalence_seconds: EQUIVALENCE_SECONDS,
-                jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
-                waveform_dir: out.join("mutants"),
-            };
-            let reports = ditto_host::mutants::run(&request, |_| {})?;
-            let command =
-                format!("ditto mutants --count {FIGURES_MUTANTS} --seed 1 --depth 8 --equivalence-seconds {EQUIVALENCE_SECONDS}");
-            let mutants_md = ditto_host::figures::render_mutants(&reports, &command);
-            match update {
-                Some(path) => {
-                    ditto_host::figures::update_file(&path, &markdown)?;
-                    ditto_host::figures::update_mutants_file(&path, &mutants_md)?;
-                    println!("updated the figures in {}", path.display());
+            if parts.contains(&FigurePart::Speed) {
+                let bar = steps(5, "ECP5 syntheses");
+                let speed = ditto_host::speed::measure(&out.join("speed"), |step| {
+                    bar.inc(1);
+                    bar.set_message(step.to_string());
+                })?;
+                bar.finish_and_clear();
+                let markdown = ditto_host::speed::render(&speed);
+                match &update {
+                    Some(path) => ditto_host::figures::update_speed_file(path, &markdown)?,
+                    None => println!("{markdown}\n"),
                 }
-                None => println!("{markdown}\n\n{mutants_md}"),
+            }
+            if parts.contains(&FigurePart::Mutants) {
+                let markdown = figure_mutants(&out)?;
+                match &update {
+                    Some(path) => ditto_host::figures::update_mutants_file(path, &markdown)?,
+                    None => println!("{markdown}"),
+                }
+            }
+            if let Some(path) = update {
+                println!("updated the figures in {}", path.display());
             }
         }
         Command::Bench { what: BenchCommand::Fio { config, size, seconds, json } } => {
@@ -655,4 +633,90 @@ fn run(command: Command) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The README's figure tables (`ditto figures --only tables`): the
+/// cosimulation benchmarks and the Cu's two syntheses.
+fn figure_tables(out: &std::path::Path, pages: usize) -> Result<String> {
+    let bar = steps(7, "hasher benchmarks");
+    let hashers =
+        ditto_hw::CONFIGS.iter().map(|cfg| bench::bench_hasher(cfg, pages, 1)).collect::<Result<Vec<_>, _>>()?;
+    let cu = ditto_hw::config::CU;
+    bar.inc(1);
+    bar.set_message("synthesis: the hasher alone");
+    let cu_target =
+        |block| synth::SynthTarget { board: synth::Board::AlchitryCu, config: &cu, block, target_mhz: None };
+    let block = synth::synth_block(&cu_target(synth::Block::Hasher), &out.join("hasher"), synth::DEFAULT_SEEDS)?;
+    bar.inc(1);
+    bar.set_message("synthesis: the whole-core board top");
+    let core_board = match synth::synth_block(&cu_target(synth::Block::Core), &out.join("core"), synth::DEFAULT_SEEDS) {
+        Ok(r) => ditto_host::figures::CoreBoardFit::Placed(Box::new(r)),
+        // Placed and routed, below the target: its report still says
+        // by how much (the row marks the miss).
+        Err(ditto_host::HostError::Synth(ditto_synth::SynthError::TimingNotMet { report_path, .. })) => {
+            let text =
+                std::fs::read_to_string(&report_path).with_context(|| format!("reading {}", report_path.display()))?;
+            ditto_host::figures::CoreBoardFit::Placed(Box::new(serde_json::from_str(&text)?))
+        }
+        Err(ditto_host::HostError::Synth(ditto_synth::SynthError::PlacementFailed { used, available, .. })) => {
+            ditto_host::figures::CoreBoardFit::DoesNotFit { used, available }
+        }
+        Err(e) => return Err(e.into()),
+    };
+    bar.inc(1);
+    bar.set_message("index benchmarks");
+    let index_runs = bench::index_suite(&ditto_hw::config::LARGE, 64, 4096, 1)?;
+    let capacity = bench::index_capacity(&cu)?;
+    let mut core_runs = Vec::new();
+    bar.inc(1);
+    bar.set_message("whole-core benchmarks");
+    for cfg in ditto_hw::CONFIGS {
+        core_runs.extend(ditto_host::core_bench::core_suite(cfg, 64, 2, 1)?);
+    }
+    bar.inc(1);
+    bar.set_message("fio against ditto serve");
+    let exe = std::env::current_exe().context("the path of this ditto binary")?;
+    let fio = ["model", "verilator"]
+        .into_iter()
+        .map(|backend| ditto_host::fio_bench::bench_fio(&exe, backend, DEFAULT_CONFIG, 16 << 20, 10))
+        .collect::<Result<Vec<_>, _>>()?;
+    bar.inc(1);
+    bar.set_message("store benchmarks");
+    let large = ditto_hw::config::LARGE;
+    let store = [(Backend::Model, 256u64 << 20), (Backend::Verilator, 16 << 20)]
+        .into_iter()
+        .map(|(backend, bytes)| ditto_host::store_bench::run(&large, &backend, bytes, 1))
+        .collect::<Result<Vec<_>, _>>()?;
+    bar.finish_and_clear();
+    let markdown = ditto_host::figures::render(&ditto_host::figures::Measurements {
+        store: &store,
+        hashers: &hashers,
+        block: &block,
+        core_board: &core_board,
+        index: &index_runs,
+        capacity: &capacity,
+        core: &core_runs,
+        fio: &fio,
+    });
+    Ok(markdown)
+}
+
+/// The README's mutation table (`ditto figures --only mutants`).
+fn figure_mutants(out: &std::path::Path) -> Result<String> {
+    let request = ditto_host::mutants::MutantsRequest {
+        only: Vec::new(),
+        count: FIGURES_MUTANTS,
+        mutants: Vec::new(),
+        seed: 1,
+        equivalence_depth: 8,
+        equivalence_seconds: EQUIVALENCE_SECONDS,
+        jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        waveform_dir: out.join("mutants"),
+    };
+    let reports = ditto_host::mutants::run(&request, |_| {})?;
+    let command = format!(
+        "ditto mutants --count {FIGURES_MUTANTS} --seed 1 --depth 8 --equivalence-seconds {EQUIVALENCE_SECONDS}"
+    );
+    let mutants_md = ditto_host::figures::render_mutants(&reports, &command);
+    Ok(mutants_md)
 }

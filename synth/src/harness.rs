@@ -1,0 +1,192 @@
+//! A pin harness: measures a block whose ports outnumber a board's pins.
+//!
+//! [`pin_harness`] wraps the module `top` of a Verilog source in a module
+//! `harness` with three ports: `clk` (the block's clock), `din` and `dout`.
+//! Every other input of the block is driven from one shift register fed by
+//! `din`, and every output is registered and XOR-reduced, through two more
+//! register stages, to `dout`. Nothing of the block can be optimised away
+//! (each input is a register's output the tools cannot predict, each output
+//! reaches a pin), and the harness's own paths are one LUT level deep at
+//! most plus a 32-input XOR tree, so the block's paths set the Fmax.
+//!
+//! The harness is a measurement fixture, not a product: its bitstream does
+//! nothing useful on a board.
+
+use crate::error::SynthError;
+
+/// One port of the wrapped module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Port {
+    pub name: String,
+    pub width: usize,
+    pub input: bool,
+}
+
+/// The ports of `module top` in `verilog`, in order, as rust-hdl writes
+/// them: a `module top(a,b,...);` line, then one `input wire [N:0] a;` or
+/// `output reg [N:0] b;` line per port (blank lines and `//` comments
+/// between them skipped).
+pub fn top_ports(verilog: &str, top: &str) -> Result<Vec<Port>, SynthError> {
+    let header = format!("module {top}(");
+    let (start_line, _) = verilog
+        .lines()
+        .enumerate()
+        .find(|(_, line)| line.trim_start().starts_with(&header))
+        .ok_or_else(|| SynthError::InvalidRequest(format!("the Verilog has no line starting `{header}`")))?;
+    let mut ports = Vec::new();
+    for (index, line) in verilog.lines().enumerate().skip(start_line + 1) {
+        let text = line.trim();
+        if text.is_empty() || text.starts_with("//") {
+            if ports.is_empty() {
+                continue;
+            }
+            break;
+        }
+        let bad = || SynthError::InvalidRequest(format!("line {}: cannot read a port from `{text}`", index + 1));
+        let (direction, rest) = text.split_once(char::is_whitespace).ok_or_else(bad)?;
+        let input = match direction {
+            "input" => true,
+            "output" => false,
+            _ if ports.is_empty() => return Err(bad()),
+            _ => break,
+        };
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix("wire").or_else(|| rest.strip_prefix("reg")).unwrap_or(rest).trim_start();
+        let (width, name) = match rest.strip_prefix('[') {
+            Some(range) => {
+                let (msb, name) = range.split_once(":0]").ok_or_else(bad)?;
+                (msb.trim().parse::<usize>().map_err(|_| bad())? + 1, name)
+            }
+            None => (1, rest),
+        };
+        let name = name.trim().strip_suffix(';').ok_or_else(bad)?.trim();
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Err(bad());
+        }
+        ports.push(Port { name: name.to_owned(), width, input });
+    }
+    if ports.is_empty() {
+        return Err(SynthError::InvalidRequest(format!("module {top} declares no ports")));
+    }
+    Ok(ports)
+}
+
+/// `verilog` followed by the module `harness` around its `top` (see the
+/// module documentation); `clock` names the block's clock input. The
+/// outputs are captured zero-extended to whole 32-bit groups (the constant
+/// bits cost nothing), each group folded to one bit.
+pub fn pin_harness(verilog: &str, top: &str, clock: &str) -> Result<String, SynthError> {
+    let ports = top_ports(verilog, top)?;
+    if !ports.iter().any(|p| p.input && p.name == clock) {
+        return Err(SynthError::InvalidRequest(format!("module {top} has no input `{clock}`")));
+    }
+    let inputs: Vec<&Port> = ports.iter().filter(|p| p.input && p.name != clock).collect();
+    let outputs: Vec<&Port> = ports.iter().filter(|p| !p.input).collect();
+    let in_bits: usize = inputs.iter().map(|p| p.width).sum();
+    let out_bits: usize = outputs.iter().map(|p| p.width).sum();
+    if out_bits == 0 {
+        return Err(SynthError::InvalidRequest(format!("module {top} has no outputs to measure")));
+    }
+    // Two bits at least, so that `sr[W-2:0]` is a real range.
+    let sr_bits = in_bits.max(2);
+    let groups = out_bits.div_ceil(32);
+
+    // rust-hdl's port names hold `$`; an escaped identifier takes any of them.
+    let escaped = |name: &str| format!("\\{name} ");
+    let mut connections = vec![format!("    .{}(clk)", escaped(clock))];
+    let mut at = 0;
+    for port in &inputs {
+        connections.push(format!("    .{}(sr[{}:{}])", escaped(&port.name), at + port.width - 1, at));
+        at += port.width;
+    }
+    at = 0;
+    for port in &outputs {
+        connections.push(format!("    .{}(outs[{}:{}])", escaped(&port.name), at + port.width - 1, at));
+        at += port.width;
+    }
+
+    let mut text = String::with_capacity(verilog.len() + 4096);
+    text.push_str(verilog);
+    text.push_str(&format!(
+        "\n// Pin harness (ditto_synth::harness): {in_bits} input bits from `din`, \
+         {out_bits} output bits XOR-reduced to `dout`.\n\
+         module harness(input wire clk, input wire din, output reg dout);\n\
+         \x20   reg [{msb}:0] sr;\n\
+         \x20   always @(posedge clk) sr <= {{sr[{below}:0], din}};\n\
+         \x20   wire [{omsb}:0] outs;\n\
+         \x20   reg [{cmsb}:0] captured;\n\
+         \x20   always @(posedge clk) captured <= outs;\n\
+         \x20   reg [{gmsb}:0] folded;\n\
+         \x20   integer group;\n\
+         \x20   always @(posedge clk) begin\n\
+         \x20       for (group = 0; group < {groups}; group = group + 1)\n\
+         \x20           folded[group] <= ^captured[32 * group +: 32];\n\
+         \x20       dout <= ^folded;\n\
+         \x20   end\n\
+         \x20   {top} block (\n{connections}\n    );\n\
+         endmodule\n",
+        msb = sr_bits - 1,
+        below = sr_bits - 2,
+        omsb = out_bits - 1,
+        gmsb = groups - 1,
+        cmsb = groups * 32 - 1,
+        connections = connections.join(",\n"),
+    ));
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BLOCK: &str = "\
+module top(clock,reset,page$word,page$ready,digest);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [31:0] page$word;
+    output reg  page$ready;
+    output reg  [159:0] digest;
+    
+    // Constant declarations
+    localparam  x = 1;
+endmodule
+";
+
+    #[test]
+    fn ports_are_read_in_order() {
+        let ports = top_ports(BLOCK, "top").unwrap();
+        let shape: Vec<(&str, usize, bool)> = ports.iter().map(|p| (p.name.as_str(), p.width, p.input)).collect();
+        assert_eq!(
+            shape,
+            vec![
+                ("clock", 1, true),
+                ("reset", 1, true),
+                ("page$word", 32, true),
+                ("page$ready", 1, false),
+                ("digest", 160, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn harness_feeds_every_input_and_folds_every_output() {
+        let text = pin_harness(BLOCK, "top", "clock").unwrap();
+        assert!(text.starts_with(BLOCK));
+        assert!(text.contains("reg [32:0] sr;"), "{text}");
+        assert!(text.contains(".\\page$word (sr[32:1])"), "{text}");
+        assert!(text.contains(".\\digest (outs[160:1])"), "{text}");
+        assert!(text.contains("reg [5:0] folded;"), "{text}");
+        assert!(text.contains(".\\clock (clk)"), "{text}");
+    }
+
+    #[test]
+    fn what_it_cannot_read_is_refused_with_its_line() {
+        assert!(top_ports(BLOCK, "other").is_err());
+        let bad = BLOCK.replace("input wire  [31:0] page$word;", "input wire  [31:4] page$word;");
+        let err = top_ports(&bad, "top").unwrap_err().to_string();
+        assert!(err.contains("line 6"), "{err}");
+        assert!(pin_harness(BLOCK, "top", "clk").is_err(), "no such clock");
+    }
+}
