@@ -1,5 +1,9 @@
 //! Verilates every model the bridge offers and compiles it into this crate.
 //!
+//! The models are built without tracing, which makes them faster; a
+//! waveform comes from a traced twin built at run time from the same
+//! Verilog (kept in the crate for that), see `Model::traced`.
+//!
 //! For each model: ask `ditto-hw` for its Verilog, run `verilator --cc` with a
 //! per-model `--prefix`, generate a C ABI shim from `csrc/model_shim.cpp.in`
 //! with the port list parsed from the Verilog, and compile it all with `cc`.
@@ -10,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[path = "src/shim.rs"]
+#[allow(dead_code)] // `TRACE_ARG` is for the traced twins built at run time (src/built.rs), not here
 mod shim;
 
 /// The models this crate offers: (model name, Verilog of its top).
@@ -161,7 +166,7 @@ fn main() {
                 .include(&include)
                 .include(include.join("vltstd"))
                 .include(&mdir)
-                .define("VM_TRACE", "1")
+                .define("VM_TRACE", "0")
                 .warnings(false)
                 .files(files)
                 .compile(&format!("{name}_{suffix}"));
@@ -187,7 +192,7 @@ fn main() {
             .collect();
         writeln!(
             entries,
-            "    ModelEntry {{ name: {name:?}, verilog_lines: {}, ports: &[{}], fns: ModelFns {{ new: {func}_new, free: {func}_free, set: {func}_set, get: {func}_get, eval: {func}_eval, tick: {func}_tick, trace_open: {func}_trace_open, trace_dumping: {func}_trace_dumping, trace_close: {func}_trace_close }} }},",
+            "    ModelEntry {{ name: {name:?}, verilog: Some(include_str!(concat!(env!(\"OUT_DIR\"), \"/{name}.v\"))), traced: false, verilog_lines: {}, ports: &[{}], fns: ModelFns {{ new: {func}_new, free: {func}_free, set: {func}_set, get: {func}_get, eval: {func}_eval, tick: {func}_tick, trace_open: {func}_trace_open, trace_dumping: {func}_trace_dumping, trace_close: {func}_trace_close }} }},",
             verilog.lines().count(),
             port_list.join(", ")
         )
@@ -209,10 +214,9 @@ fn main() {
         .opt_level(2)
         .include(&include)
         .include(include.join("vltstd"))
-        .define("VM_TRACE", "1")
+        .define("VM_TRACE", "0")
         .warnings(false)
         .file(include.join("verilated.cpp"))
-        .file(include.join("verilated_vcd_c.cpp"))
         .file(include.join("verilated_threads.cpp"))
         .compile("verilated_runtime");
 

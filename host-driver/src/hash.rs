@@ -56,7 +56,7 @@ pub fn pages_of(bytes: &[u8]) -> Vec<Page> {
 /// `waveform`, the whole run is recorded into that VCD file.
 pub fn hash_bytes(config: &Config, bytes: &[u8], waveform: Option<&Path>) -> Result<HashReport, HostError> {
     let pages = pages_of(bytes);
-    let mut sim = HasherSim::new(config)?;
+    let mut sim = if waveform.is_some() { HasherSim::new_traced(config)? } else { HasherSim::new(config)? };
     let label = format!("ditto_hash_{}", config.name);
     let recording = match waveform {
         None => Recording::OnFailure { label: &label },

@@ -1,6 +1,8 @@
 //! Models built at run time from Verilog the program holds (a design with
-//! mutations, `ditto mutants`), where [`crate::Model::new`] offers only the
-//! models `build.rs` compiled in. The steps are `build.rs`'s: Verilator
+//! mutations, `ditto mutants`; the traced twin of a compiled-in model, for
+//! its waveform: [`crate::Model::traced`]), where [`crate::Model::new`]
+//! offers only the models `build.rs` compiled in, which cannot trace.
+//! These are built with `--trace`. The steps are `build.rs`'s: Verilator
 //! with the same options, the same C ABI shim, Verilator's runtime; the
 //! result is a shared library, loaded once and kept for the life of the
 //! process (a [`Model`] holds `'static` references into it). Its build
@@ -77,6 +79,7 @@ impl BuiltModel {
             "verilator",
             Command::new("verilator")
                 .args(shim::VERILATOR_ARGS)
+                .arg(shim::TRACE_ARG)
                 .args(["-Wno-fatal", "--build", "-j", "2", "-CFLAGS", "-fPIC", "--prefix"])
                 .arg(&prefix)
                 .arg("--Mdir")
@@ -188,6 +191,8 @@ fn load(name: &str, library: &Path, func: &str, ports: &[Port], lines: usize) ->
         .collect();
     Ok(Box::leak(Box::new(ModelEntry {
         name: Box::leak(name.to_string().into_boxed_str()),
+        verilog: None,
+        traced: true,
         verilog_lines: lines,
         ports: Box::leak(ports.into_boxed_slice()),
         fns,

@@ -109,6 +109,12 @@ impl HasherSim {
         Self::attach(Model::new(&format!("hasher_{}", config.name))?, config)
     }
 
+    /// [`HasherSim::new`] on a model that can write waveforms
+    /// ([`Model::traced`]), for a run recorded whole.
+    pub fn new_traced(config: &Config) -> Result<Self, SimError> {
+        Self::attach(Model::traced(&format!("hasher_{}", config.name))?, config)
+    }
+
     /// Drives `model`, a hasher of `config`'s shape (a built one: a mutant),
     /// reset and ready for pages.
     pub fn attach(model: Model, config: &Config) -> Result<Self, SimError> {
@@ -284,7 +290,7 @@ impl HasherSim {
             Recording::OnFailure { label } => {
                 let path = waveform_path(label);
                 let from = run.timing[bad].first_word.saturating_sub(2_000);
-                let mut replay = HasherSim::new(&self.config)?;
+                let mut replay = HasherSim::new_traced(&self.config)?;
                 match replay.hash(pages, stalls, Some((&path, from, Some(bad)))) {
                     Err(HashError::Sim(e)) => format!("(could not be written: {e})"),
                     _ => path.display().to_string(),

@@ -25,6 +25,11 @@ pub(crate) struct ModelFns {
 
 pub(crate) struct ModelEntry {
     pub(crate) name: &'static str,
+    /// The Verilog the model was built from (compiled-in models), for a
+    /// traced twin built at run time.
+    pub(crate) verilog: Option<&'static str>,
+    /// Built with `--trace`: it can write waveforms.
+    pub(crate) traced: bool,
     pub(crate) verilog_lines: usize,
     pub(crate) ports: &'static [PortInfo],
     pub(crate) fns: ModelFns,
@@ -87,6 +92,46 @@ impl Model {
             .find(|m| m.name == name)
             .ok_or_else(|| SimError::UnknownModel { name: name.to_string(), known: model_names().join(", ") })?;
         Ok(Self::of_entry(entry))
+    }
+
+    /// A fresh instance of the model `name` that can write waveforms: the
+    /// compiled-in models are built without tracing (which makes them
+    /// faster), so the first call for a name Verilates a twin of it with
+    /// `--trace` from the same Verilog (a minute or so for the largest),
+    /// kept for the rest of the process.
+    pub fn traced(name: &str) -> Result<Self, SimError> {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static TWINS: OnceLock<Mutex<HashMap<String, crate::built::BuiltModel>>> = OnceLock::new();
+        let plain = Self::new(name)?;
+        if plain.entry.traced {
+            return Ok(plain);
+        }
+        let verilog = plain.entry.verilog.ok_or_else(|| SimError::Build {
+            model: name.into(),
+            step: "finding its Verilog".into(),
+            detail: "the model carries none".into(),
+        })?;
+        // One build at a time; a poisoned lock only means another build panicked.
+        let mut twins = TWINS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(twin) = twins.get(name) {
+            return Ok(twin.instance());
+        }
+        let ports: Vec<crate::shim::Port> = plain
+            .entry
+            .ports
+            .iter()
+            .map(|p| crate::shim::Port { name: p.name.into(), width: p.width, input: p.input })
+            .collect();
+        eprintln!("ditto-sim: Verilating `{name}` with --trace for a waveform (once per process)");
+        let twin = crate::built::BuiltModel::build(&format!("{name}_traced"), verilog, &ports, |_| {})?;
+        twins.insert(name.to_string(), twin);
+        Ok(twin.instance())
+    }
+
+    /// Whether this model can write waveforms (see [`Model::traced`]).
+    pub fn can_trace(&self) -> bool {
+        self.entry.traced
     }
 
     /// A fresh instance of a compiled-in or built model.
@@ -217,7 +262,11 @@ impl Model {
         if rc != 0 {
             return Err(SimError::Waveform {
                 path: path.into(),
-                reason: if rc == 1 { "a waveform is already open".into() } else { "open failed".into() },
+                reason: match rc {
+                    1 => "a waveform is already open".into(),
+                    3 => format!("model `{}` is built without tracing: use `Model::traced`", self.entry.name),
+                    _ => "open failed".into(),
+                },
             });
         }
         self.waveform = Some(path.into());

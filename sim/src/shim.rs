@@ -16,20 +16,14 @@ pub const SHIM_FUNCTIONS: [&str; 9] =
 /// `-Wno-WIDTH`: rust-hdl writes every literal as 32 bits wide, whatever the
 /// context; `-Wno-UNOPTFLAT`: rust-hdl emits one `always @(*)` per module,
 /// which Verilator reports as a flattening opportunity, not a loop (loops are
-/// checked by Yosys).
-pub const VERILATOR_ARGS: [&str; 11] = [
-    "--cc",
-    "--trace",
-    "-O3",
-    "--x-assign",
-    "fast",
-    "--x-initial",
-    "fast",
-    "-Wno-WIDTH",
-    "-Wno-UNOPTFLAT",
-    "--top-module",
-    "top",
-];
+/// checked by Yosys). Without `--trace`: a model Verilated with it runs
+/// slower even while it records nothing, so only the models that record a
+/// waveform add [`TRACE_ARG`] (and compile with `VM_TRACE=1`).
+pub const VERILATOR_ARGS: [&str; 10] =
+    ["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "-Wno-WIDTH", "-Wno-UNOPTFLAT", "--top-module", "top"];
+
+/// What a model that records waveforms adds to [`VERILATOR_ARGS`].
+pub const TRACE_ARG: &str = "--trace";
 
 /// One port of a model's top module.
 #[derive(Clone, Debug, PartialEq, Eq)]

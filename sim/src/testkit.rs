@@ -44,7 +44,7 @@ pub fn cosim(label: &str, model: &str, body: impl Fn(&mut crate::Model)) {
     let failed_at = first.cycles();
     drop(first);
     let path = crate::waveform_dir().join(format!("{label}.vcd"));
-    let mut replay = crate::Model::new(model).unwrap_or_else(|e| panic!("{e}"));
+    let mut replay = crate::Model::traced(model).unwrap_or_else(|e| panic!("{e}"));
     let where_ = match replay.start_waveform_at(&path, failed_at.saturating_sub(WAVEFORM_WINDOW)) {
         Ok(()) => {
             let _ = catch_unwind(AssertUnwindSafe(|| body(&mut replay)));

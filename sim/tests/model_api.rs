@@ -37,3 +37,27 @@ fn reading_a_wide_port_as_u64_is_refused_not_overrun() {
     let digest = m.port("digest").unwrap();
     let _ = m.get(digest);
 }
+
+#[test]
+fn compiled_in_models_do_not_trace_and_their_traced_twins_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plain.vcd");
+    let mut plain = Model::new("sha1_engine").unwrap();
+    assert!(!plain.can_trace(), "compiled in without --trace, for speed");
+    let err = plain.start_waveform(&path).unwrap_err().to_string();
+    assert!(err.contains("built without tracing"), "{err}");
+    assert!(!path.exists());
+
+    let mut twin = Model::traced("sha1_engine").unwrap();
+    assert!(twin.can_trace());
+    let shape = |m: &Model| m.ports().iter().map(|p| (p.name, p.width, p.input)).collect::<Vec<_>>();
+    assert_eq!(shape(&twin), shape(&plain), "the twin is built from the same Verilog");
+    twin.start_waveform(&path).unwrap();
+    for _ in 0..10 {
+        twin.tick();
+    }
+    assert_eq!(twin.finish_waveform().as_deref(), Some(path.as_path()));
+    assert!(std::fs::read_to_string(&path).unwrap().contains("$enddefinitions"));
+    // The second twin comes from the same build.
+    assert!(Model::traced("sha1_engine").unwrap().can_trace());
+}

@@ -72,15 +72,31 @@ pub fn top_ports(verilog: &str, top: &str) -> Result<Vec<Port>, SynthError> {
 }
 
 /// `verilog` followed by the module `harness` around its `top` (see the
-/// module documentation); `clock` names the block's clock input. The
+/// module documentation); `clock` names the block's clock input, `tied`
+/// the inputs held at a constant value (each must be an input, its value
+/// must fit its width). The
 /// outputs are captured zero-extended to whole 32-bit groups (the constant
 /// bits cost nothing), each group folded to one bit.
-pub fn pin_harness(verilog: &str, top: &str, clock: &str) -> Result<String, SynthError> {
+pub fn pin_harness(verilog: &str, top: &str, clock: &str, tied: &[(&str, u64)]) -> Result<String, SynthError> {
     let ports = top_ports(verilog, top)?;
     if !ports.iter().any(|p| p.input && p.name == clock) {
         return Err(SynthError::InvalidRequest(format!("module {top} has no input `{clock}`")));
     }
-    let inputs: Vec<&Port> = ports.iter().filter(|p| p.input && p.name != clock).collect();
+    for &(name, value) in tied {
+        let port = ports
+            .iter()
+            .find(|p| p.input && p.name == name && p.name != clock)
+            .ok_or_else(|| SynthError::InvalidRequest(format!("module {top} has no input `{name}` to tie")))?;
+        if port.width < 64 && value >> port.width != 0 {
+            return Err(SynthError::InvalidRequest(format!(
+                "{value} does not fit the {}-bit input `{name}`",
+                port.width
+            )));
+        }
+    }
+    let tied_value = |name: &str| tied.iter().find(|(tied, _)| *tied == name).map(|&(_, value)| value);
+    let inputs: Vec<&Port> =
+        ports.iter().filter(|p| p.input && p.name != clock && tied_value(&p.name).is_none()).collect();
     let outputs: Vec<&Port> = ports.iter().filter(|p| !p.input).collect();
     let in_bits: usize = inputs.iter().map(|p| p.width).sum();
     let out_bits: usize = outputs.iter().map(|p| p.width).sum();
@@ -94,6 +110,11 @@ pub fn pin_harness(verilog: &str, top: &str, clock: &str) -> Result<String, Synt
     // rust-hdl's port names hold `$`; an escaped identifier takes any of them.
     let escaped = |name: &str| format!("\\{name} ");
     let mut connections = vec![format!("    .{}(clk)", escaped(clock))];
+    for port in ports.iter().filter(|p| p.input) {
+        if let Some(value) = tied_value(&port.name) {
+            connections.push(format!("    .{}({}'d{value})", escaped(&port.name), port.width));
+        }
+    }
     let mut at = 0;
     for port in &inputs {
         connections.push(format!("    .{}(sr[{}:{}])", escaped(&port.name), at + port.width - 1, at));
@@ -109,7 +130,7 @@ pub fn pin_harness(verilog: &str, top: &str, clock: &str) -> Result<String, Synt
     text.push_str(verilog);
     text.push_str(&format!(
         "\n// Pin harness (ditto_synth::harness): {in_bits} input bits from `din`, \
-         {out_bits} output bits XOR-reduced to `dout`.\n\
+         {tied_count} inputs tied, {out_bits} output bits XOR-reduced to `dout`.\n\
          module harness(input wire clk, input wire din, output reg dout);\n\
          \x20   reg [{msb}:0] sr;\n\
          \x20   always @(posedge clk) sr <= {{sr[{below}:0], din}};\n\
@@ -130,6 +151,7 @@ pub fn pin_harness(verilog: &str, top: &str, clock: &str) -> Result<String, Synt
         omsb = out_bits - 1,
         gmsb = groups - 1,
         cmsb = groups * 32 - 1,
+        tied_count = tied.len(),
         connections = connections.join(",\n"),
     ));
     Ok(text)
@@ -172,7 +194,7 @@ endmodule
 
     #[test]
     fn harness_feeds_every_input_and_folds_every_output() {
-        let text = pin_harness(BLOCK, "top", "clock").unwrap();
+        let text = pin_harness(BLOCK, "top", "clock", &[]).unwrap();
         assert!(text.starts_with(BLOCK));
         assert!(text.contains("reg [32:0] sr;"), "{text}");
         assert!(text.contains(".\\page$word (sr[32:1])"), "{text}");
@@ -187,6 +209,16 @@ endmodule
         let bad = BLOCK.replace("input wire  [31:0] page$word;", "input wire  [31:4] page$word;");
         let err = top_ports(&bad, "top").unwrap_err().to_string();
         assert!(err.contains("line 6"), "{err}");
-        assert!(pin_harness(BLOCK, "top", "clk").is_err(), "no such clock");
+        assert!(pin_harness(BLOCK, "top", "clk", &[]).is_err(), "no such clock");
+        assert!(pin_harness(BLOCK, "top", "clock", &[("digest", 1)]).is_err(), "an output is not tied");
+        assert!(pin_harness(BLOCK, "top", "clock", &[("reset", 2)]).is_err(), "2 does not fit one bit");
+    }
+
+    #[test]
+    fn a_tied_input_is_a_constant_and_leaves_the_shift_register() {
+        let text = pin_harness(BLOCK, "top", "clock", &[("page$word", 0xABC)]).unwrap();
+        assert!(text.contains(".\\page$word (32'd2748)"), "{text}");
+        assert!(text.contains("reg [1:0] sr;"), "only `reset` is shifted in (two bits at least): {text}");
+        assert!(text.contains(".\\reset (sr[0:0])"), "{text}");
     }
 }

@@ -258,9 +258,9 @@ endmodule
 /// The ECP5 flow on a block in the pin harness: the accumulator at 150 MHz.
 #[test]
 fn ecp5_flow_places_a_harnessed_block_and_packs_its_bitstream() {
-    let err = ditto_synth::harness::pin_harness(ACCUMULATOR, "top", "clock").unwrap_err();
+    let err = ditto_synth::harness::pin_harness(ACCUMULATOR, "top", "clock", &[]).unwrap_err();
     assert!(err.to_string().contains("line 2"), "ANSI ports are not read: {err}");
-    let harnessed = ditto_synth::harness::pin_harness(ACCUMULATOR_RUST_HDL_STYLE, "top", "clock").unwrap();
+    let harnessed = ditto_synth::harness::pin_harness(ACCUMULATOR_RUST_HDL_STYLE, "top", "clock", &[]).unwrap();
     let (design, out) = workspace("ecp5", &harnessed);
     let lpf = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../constraints/ulx3s-85f-harness.lpf");
     let req = FlowRequest {

@@ -53,6 +53,21 @@ impl FtlSettingsValues {
             refcount_max: refcount_max as u64,
         }
     }
+
+    /// The core's settings pins as the emitted Verilog names them
+    /// (`cfg$*`), each with its value: for a harness or a test bench that
+    /// drives a bare core's settings from outside.
+    pub fn pins(&self) -> [(&'static str, u64); 7] {
+        [
+            ("cfg$dev_bits", self.dev_bits),
+            ("cfg$block_bits", self.block_bits),
+            ("cfg$page_bits", self.page_bits),
+            ("cfg$reserve", self.reserve),
+            ("cfg$lpas", self.lpas),
+            ("cfg$array_wide", u64::from(self.array_wide)),
+            ("cfg$refcount_max", self.refcount_max),
+        ]
+    }
 }
 
 /// Drives an [`crate::ports::FtlSettings`] port with fixed values (a board's

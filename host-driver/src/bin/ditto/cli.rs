@@ -132,8 +132,10 @@ pub(crate) enum Command {
         /// Where the report, the Verilog and the bitstream go.
         #[arg(long, default_value = "out/synth")]
         out: PathBuf,
-        /// nextpnr seeds to try in order, until one meets timing.
-        #[arg(long, value_delimiter = ',', default_values_t = synth::DEFAULT_SEEDS.to_vec())]
+        /// nextpnr seeds to try in order, until one meets timing. Default:
+        /// 5,1,2,3,4 for the Cu; 1 for the ULX3S (one place and route of
+        /// the `large` core takes a quarter of an hour).
+        #[arg(long, value_delimiter = ',')]
         seeds: Vec<u64>,
         /// `core` (the default) builds the whole core: the board top of a
         /// configuration whose index is on chip, or (on the ULX3S) the core

@@ -401,6 +401,7 @@ fn run(command: Command) -> Result<()> {
             let config = config.unwrap_or_else(|| board.default_config().to_string());
             let cfg = ditto_hw::by_name(&config)?;
             let target = synth::SynthTarget { board, config: &cfg, block, target_mhz: mhz };
+            let seeds = if seeds.is_empty() { board.default_seeds().to_vec() } else { seeds };
             let bar = steps(1, &format!("yosys and nextpnr (seeds {seeds:?} in turn, until one meets timing)"));
             let result = synth::synth_block(&target, &out, &seeds);
             bar.finish_and_clear();
