@@ -8,9 +8,9 @@
 //! The peer comparison uses the `large` core's report only when that met
 //! its target (the bench refuses any other), and says so when it did not.
 use crate::peer_bench::{bench_peer, PeerBench, PeerOptions};
-use crate::synth::{synth_block, Block, Board, SynthTarget};
+use crate::synth::{synth_report, Block, Board, SynthTarget};
 use crate::HostError;
-use ditto_synth::{FlowReport, SynthError};
+use ditto_synth::FlowReport;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -43,21 +43,6 @@ pub struct SpeedMeasurements {
     pub rows: Vec<SpeedRow>,
     /// Ditto against the peer, when the `large` core met its target.
     pub peer: Option<(String, PeerBench)>,
-}
-
-/// A synthesis's report whether or not it met timing (the report says
-/// which); any other failure is an error.
-fn report_of(target: &SynthTarget, out: &Path) -> Result<FlowReport, HostError> {
-    match synth_block(target, out, &[SEED]) {
-        Ok(report) => Ok(report),
-        Err(HostError::Synth(SynthError::TimingNotMet { report_path, .. })) => {
-            let text = std::fs::read_to_string(&report_path)
-                .map_err(|source| HostError::Read { path: report_path.clone(), source })?;
-            serde_json::from_str(&text)
-                .map_err(|e| HostError::BadReport { path: report_path, detail: format!("not a flow report: {e}") })
-        }
-        Err(e) => Err(e),
-    }
 }
 
 /// Runs every synthesis of the block (outputs under `out`), then the peer.
@@ -93,7 +78,7 @@ pub fn measure(out: &Path, mut progress: impl FnMut(&str)) -> Result<SpeedMeasur
         }
         progress(&command);
         let target = SynthTarget { board: Board::Ulx3s85f, config, block, target_mhz };
-        rows.push(SpeedRow { what, command, report: report_of(&target, &out.join(dir))? });
+        rows.push(SpeedRow { what, command, report: synth_report(&target, &out.join(dir), &[SEED])? });
     }
     let large_report = out.join("ulx3s-large").join(ditto_synth::REPORT_FILE);
     let met = rows.last().is_some_and(|row| row.report.timing_met);

@@ -186,10 +186,7 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
     };
     let verilog = out.join("ditto.v");
     std::fs::write(&verilog, source).map_err(|source| HostError::Write { path: verilog.clone(), source })?;
-    let constraints = out.join(match board.device() {
-        Device::Hx8k => "pins.pcf",
-        Device::Lfe5u85f => "pins.lpf",
-    });
+    let constraints = out.join(board.device().constraints_file());
     std::fs::write(&constraints, pins).map_err(|source| HostError::Write { path: constraints.clone(), source })?;
     let report = run_flow(&FlowRequest {
         verilog,
@@ -204,6 +201,21 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
         package: package.into(),
     })?;
     Ok(report)
+}
+
+/// [`synth_block`]'s report whether or not it met timing (the report says
+/// which): a placed design's figures stand either way. Any other failure
+/// is an error.
+pub fn synth_report(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
+    match synth_block(target, out, seeds) {
+        Err(HostError::Synth(ditto_synth::SynthError::TimingNotMet { report_path, .. })) => {
+            let text = std::fs::read_to_string(&report_path)
+                .map_err(|source| HostError::Read { path: report_path.clone(), source })?;
+            serde_json::from_str(&text)
+                .map_err(|e| HostError::BadReport { path: report_path, detail: format!("not a flow report: {e}") })
+        }
+        other => other,
+    }
 }
 
 /// The ULX3S shell's module name.

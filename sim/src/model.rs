@@ -56,6 +56,17 @@ pub enum SimError {
     Build { model: String, step: String, detail: String },
 }
 
+/// The compiled-in model `name`.
+fn compiled_entry(name: &str) -> Result<&'static ModelEntry, SimError> {
+    if MODELS.is_empty() {
+        return Err(SimError::NoModels { name: name.to_string() });
+    }
+    MODELS
+        .iter()
+        .find(|m| m.name == name)
+        .ok_or_else(|| SimError::UnknownModel { name: name.to_string(), known: model_names().join(", ") })
+}
+
 /// Names of the models compiled into this crate.
 pub fn model_names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
@@ -84,14 +95,7 @@ pub struct Model {
 impl Model {
     /// Instantiates the model `name` (e.g. `hasher_cu`).
     pub fn new(name: &str) -> Result<Self, SimError> {
-        if MODELS.is_empty() {
-            return Err(SimError::NoModels { name: name.to_string() });
-        }
-        let entry = MODELS
-            .iter()
-            .find(|m| m.name == name)
-            .ok_or_else(|| SimError::UnknownModel { name: name.to_string(), known: model_names().join(", ") })?;
-        Ok(Self::of_entry(entry))
+        Ok(Self::of_entry(compiled_entry(name)?))
     }
 
     /// A fresh instance of the model `name` that can write waveforms: the
@@ -103,11 +107,11 @@ impl Model {
         use std::collections::HashMap;
         use std::sync::{Mutex, OnceLock};
         static TWINS: OnceLock<Mutex<HashMap<String, crate::built::BuiltModel>>> = OnceLock::new();
-        let plain = Self::new(name)?;
-        if plain.entry.traced {
-            return Ok(plain);
+        let entry = compiled_entry(name)?;
+        if entry.traced {
+            return Ok(Self::of_entry(entry));
         }
-        let verilog = plain.entry.verilog.ok_or_else(|| SimError::Build {
+        let verilog = entry.verilog.ok_or_else(|| SimError::Build {
             model: name.into(),
             step: "finding its Verilog".into(),
             detail: "the model carries none".into(),
@@ -117,8 +121,7 @@ impl Model {
         if let Some(twin) = twins.get(name) {
             return Ok(twin.instance());
         }
-        let ports: Vec<crate::shim::Port> = plain
-            .entry
+        let ports: Vec<crate::shim::Port> = entry
             .ports
             .iter()
             .map(|p| crate::shim::Port { name: p.name.into(), width: p.width, input: p.input })

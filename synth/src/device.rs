@@ -52,7 +52,7 @@ impl Device {
     }
 
     /// The name the constraints file gets in the output directory.
-    pub(crate) fn constraints_file(self) -> &'static str {
+    pub fn constraints_file(self) -> &'static str {
         match self {
             Device::Hx8k => "pins.pcf",
             Device::Lfe5u85f => "pins.lpf",

@@ -650,15 +650,11 @@ fn figure_tables(out: &std::path::Path, pages: usize) -> Result<String> {
     let block = synth::synth_block(&cu_target(synth::Block::Hasher), &out.join("hasher"), synth::DEFAULT_SEEDS)?;
     bar.inc(1);
     bar.set_message("synthesis: the whole-core board top");
-    let core_board = match synth::synth_block(&cu_target(synth::Block::Core), &out.join("core"), synth::DEFAULT_SEEDS) {
+    // Placed and routed below the target, its report still says by how
+    // much (the row marks the miss).
+    let core_board = match synth::synth_report(&cu_target(synth::Block::Core), &out.join("core"), synth::DEFAULT_SEEDS)
+    {
         Ok(r) => ditto_host::figures::CoreBoardFit::Placed(Box::new(r)),
-        // Placed and routed, below the target: its report still says
-        // by how much (the row marks the miss).
-        Err(ditto_host::HostError::Synth(ditto_synth::SynthError::TimingNotMet { report_path, .. })) => {
-            let text =
-                std::fs::read_to_string(&report_path).with_context(|| format!("reading {}", report_path.display()))?;
-            ditto_host::figures::CoreBoardFit::Placed(Box::new(serde_json::from_str(&text)?))
-        }
         Err(ditto_host::HostError::Synth(ditto_synth::SynthError::PlacementFailed { used, available, .. })) => {
             ditto_host::figures::CoreBoardFit::DoesNotFit { used, available }
         }
