@@ -1,5 +1,6 @@
-//! `ditto bench hasher`: steady-state figures of each configuration's hasher,
-//! measured in cosimulation of the emitted Verilog.
+//! `ditto bench hasher` and `ditto bench wide`: steady-state figures of
+//! each configuration's hasher and of the wide hasher, measured in
+//! cosimulation of the emitted Verilog.
 use crate::HostError;
 use ditto_hw::Config;
 use ditto_sim::hasher::{HasherSim, Stalls};
@@ -16,7 +17,9 @@ pub struct HasherBench {
     pub steady_cycles_per_page: f64,
     /// The same per 64-byte block hashed (65 blocks per page).
     pub steady_cycles_per_block: f64,
-    /// The limit: 5,200 / lanes, or 1,024 (the 32-bit port), whichever is larger.
+    /// The limit: 5,200 / lanes, or the cycles a page takes to cross the
+    /// input port (1,024 words; 128 beats for the wide hasher), whichever
+    /// is larger.
     pub limit_cycles_per_page: f64,
     /// First word in to digest out of the first page, pipeline empty.
     pub latency_cycles: u64,
@@ -28,37 +31,66 @@ pub struct HasherBench {
 
 /// Hashes `pages` random pages (seeded) through `config`'s hasher with no stalls.
 pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
-    let min_pages = 4 * config.lanes + 2;
+    check_bench_pages(pages, config.lanes)?;
+    let sim = HasherSim::new(config)?;
+    let lines = ditto_sim::model_verilog_lines(&format!("hasher_{}", config.name)).unwrap_or(0);
+    measure_hasher(sim, config.name, config.lanes, config.hasher_cycles_per_page_limit(), lines, pages, seed)
+}
+
+/// [`bench_hasher`] for the wide hasher of `lanes` lanes
+/// ([`ditto_hw::sha1::wide`]), built at run time; its limit is 5,200 /
+/// lanes or the 128 beats a page takes on the 256-bit stream.
+pub fn bench_wide_hasher(lanes: usize, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
+    check_bench_pages(pages, lanes)?;
+    let sim = HasherSim::wide(lanes)?;
+    let limit = (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / lanes as f64).max(ditto_hw::sha1::wide::PAGE_BEATS as f64);
+    let lines = ditto_hw::sha1::wide::wide_hasher_verilog(lanes).map_or(0, |v| v.lines().count());
+    measure_hasher(sim, "wide", lanes, limit, lines, pages, seed)
+}
+
+fn check_bench_pages(pages: usize, lanes: usize) -> Result<(), HostError> {
+    let min_pages = 4 * lanes + 2;
     if pages < min_pages {
         return Err(HostError::TooFewPages {
             min: min_pages,
             got: pages,
-            why: format!("to reach the steady state of {} lane(s)", config.lanes),
+            why: format!("to reach the steady state of {lanes} lane(s)"),
         });
     }
+    Ok(())
+}
+
+fn measure_hasher(
+    mut sim: HasherSim,
+    name: &str,
+    lanes: usize,
+    limit: f64,
+    verilog_lines: usize,
+    pages: usize,
+    seed: u64,
+) -> Result<HasherBench, HostError> {
     let mut rng = ditto_sim::testkit::rng(seed);
     let data: Vec<[u8; 4096]> = (0..pages).map(|_| ditto_sim::testkit::random_page(&mut rng)).collect();
-    let mut sim = HasherSim::new(config)?;
     let start_cycles = sim.model_mut().cycles();
     let started = Instant::now();
-    let run = sim.hash_verified(&data, Stalls::NONE, &format!("bench_hasher_{}", config.name))?;
+    let run = sim.hash_verified(&data, Stalls::NONE, &format!("bench_hasher_{name}_{lanes}"))?;
     let wall = started.elapsed().as_secs_f64();
     let simulated = sim.model_mut().cycles() - start_cycles;
     // Steady state: the second half of the run (the lanes and their FIFOs
     // have filled up by then), over a whole number of rounds of the lanes.
-    let span = ((pages - 1 - pages / 2) / config.lanes).max(1) * config.lanes;
+    let span = ((pages - 1 - pages / 2) / lanes).max(1) * lanes;
     let skip = pages - 1 - span;
     let steady = (run.timing[pages - 1].digest - run.timing[skip].digest) as f64 / (pages - 1 - skip) as f64;
     Ok(HasherBench {
-        config: config.name.to_string(),
-        lanes: config.lanes,
+        config: name.to_string(),
+        lanes,
         pages,
         steady_cycles_per_page: steady,
         steady_cycles_per_block: steady / ditto_hw::sha1::BLOCKS_PER_PAGE as f64,
-        limit_cycles_per_page: config.hasher_cycles_per_page_limit(),
+        limit_cycles_per_page: limit,
         latency_cycles: run.timing[0].digest - run.timing[0].first_word,
         sim_cycles_per_second: simulated as f64 / wall,
-        verilog_lines: ditto_sim::model_verilog_lines(&format!("hasher_{}", config.name)).unwrap_or(0),
+        verilog_lines,
     })
 }
 

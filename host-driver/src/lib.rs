@@ -10,6 +10,7 @@ pub mod fio_bench;
 pub mod fuzz;
 pub mod hash;
 pub mod ingest;
+pub mod lanes;
 pub mod limits;
 pub mod mutants;
 pub mod nbd;

@@ -21,14 +21,14 @@ fn draw_err(path: &Path, e: impl std::fmt::Display) -> HostError {
 
 /// What the x axis counts.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum XAxis {
+pub(crate) enum XAxis {
     /// Whole things (lanes, FSMs): a tick at each integer, labelled as one.
     Count,
     Continuous,
 }
 
 /// A line plot of `series` (name, points) with the given axis labels.
-fn line_plot(
+pub(crate) fn line_plot(
     path: &Path,
     title: &str,
     (x_label, x_axis): (&str, XAxis),

@@ -77,7 +77,7 @@ pub fn measure(out: &Path, mut progress: impl FnMut(&str)) -> Result<SpeedMeasur
             command.push_str(&format!(" --mhz {mhz}"));
         }
         progress(&command);
-        let target = SynthTarget { board: Board::Ulx3s85f, config, block, target_mhz };
+        let target = SynthTarget { board: Board::Ulx3s85f, config, block, target_mhz, lanes: None };
         rows.push(SpeedRow { what, command, report: synth_report(&target, &out.join(dir), &[SEED])? });
     }
     let large_report = out.join("ulx3s-large").join(ditto_synth::REPORT_FILE);

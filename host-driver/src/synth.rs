@@ -109,7 +109,16 @@ pub enum Block {
     /// measured alone: on the Cu placed on the HX8K's ct256 package (its
     /// 198 ports outnumber the Cu's pins), on the ULX3S in a pin harness.
     Hasher,
+    /// The wide hasher ([`ditto_hw::sha1::wide`]: a 256-bit page stream,
+    /// `--lanes` SHA-1 lanes in groups of four around shared block-RAM
+    /// page buffers), on the ULX3S in a pin harness. It needs the ECP5's
+    /// distributed RAM and 16 Kbit block RAMs: the Cu refuses it.
+    WideHasher,
 }
+
+/// Lanes of the wide hasher when `--lanes` is not given: forty keep up
+/// with a beat a clock (5,200 / 40 = 130 clocks a page, 128 to stream it).
+pub const DEFAULT_WIDE_LANES: usize = 40;
 
 /// What one `ditto synth` run builds.
 #[derive(Clone, Copy, Debug)]
@@ -121,18 +130,41 @@ pub struct SynthTarget<'a> {
     /// a block in a pin harness may set it: a board top's UART timing and
     /// PLL are built for the configuration's clock.
     pub target_mhz: Option<u32>,
+    /// The wide hasher's lanes (only for [`Block::WideHasher`]; `None`:
+    /// [`DEFAULT_WIDE_LANES`]).
+    pub lanes: Option<usize>,
 }
 
 impl SynthTarget<'_> {
     /// Whether the block is measured in a pin harness (no product bitstream).
     pub fn in_harness(&self) -> bool {
-        self.board == Board::Ulx3s85f && (self.block == Block::Hasher || !self.config.index_table_on_chip)
+        self.board == Board::Ulx3s85f && (self.block != Block::Core || !self.config.index_table_on_chip)
     }
 }
 
 /// Writes `out/ditto.v` and the pin file, then runs the flow on the target.
 pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
-    let SynthTarget { board, config, block, target_mhz } = *target;
+    let SynthTarget { board, config, block, target_mhz, lanes } = *target;
+    if lanes.is_some() && block != Block::WideHasher {
+        return Err(HostError::Usage("--lanes is for --block wide-hasher".into()));
+    }
+    if block == Block::WideHasher && board != Board::Ulx3s85f {
+        return Err(HostError::Usage(format!(
+            "the wide hasher needs the ECP5's distributed RAM and 16 Kbit block RAMs: use --board {}",
+            Board::Ulx3s85f.name()
+        )));
+    }
+    let lanes = lanes.unwrap_or(DEFAULT_WIDE_LANES);
+    if block == Block::WideHasher && !ditto_hw::sha1::wide::lanes_supported(lanes) {
+        return Err(HostError::Usage(format!(
+            "--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {lanes}"
+        )));
+    }
+    let wide_verilog = || {
+        ditto_hw::sha1::wide::wide_hasher_verilog(lanes).ok_or_else(|| {
+            HostError::Usage(format!("--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {lanes}"))
+        })
+    };
     if target_mhz.is_some() && !target.in_harness() {
         return Err(HostError::Usage(format!(
             "--mhz is for a block measured in a pin harness; the {} {} block is built for its configuration's {} MHz",
@@ -151,7 +183,7 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
         (Board::AlchitryCu, Block::Core) => {
             (board_top()?, ALCHITRY_CU_PCF, "top", ditto_synth::PACKAGE, board.name().to_string())
         }
-        (Board::AlchitryCu, Block::Hasher) => (
+        (Board::AlchitryCu, Block::Hasher | Block::WideHasher) => (
             ditto_hw::config::hasher_verilog(config),
             "# Block measurement: no pins are constrained.\n",
             "top",
@@ -160,10 +192,13 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
         ),
         (Board::Ulx3s85f, _) if target.in_harness() => {
             let (verilog, what, tied) = match block {
-                Block::Hasher => (ditto_hw::config::hasher_verilog(config), "hasher", Vec::new()),
-                Block::Core => {
-                    (ditto_hw::config::core_verilog(config), "whole core, settings tied", core_static_inputs())
-                }
+                Block::Hasher => (ditto_hw::config::hasher_verilog(config), "hasher".to_string(), Vec::new()),
+                Block::WideHasher => (wide_verilog()?, format!("wide hasher, {lanes} lanes,"), Vec::new()),
+                Block::Core => (
+                    ditto_hw::config::core_verilog(config),
+                    "whole core, settings tied".to_string(),
+                    core_static_inputs(),
+                ),
             };
             (
                 ditto_synth::harness::pin_harness(&verilog, "top", "clock", &tied)?,
@@ -197,7 +232,7 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
         target_mhz: f64::from(target_mhz),
         seeds: seeds.to_vec(),
         board: label,
-        config: config.name.into(),
+        config: if block == Block::WideHasher { format!("wide-{lanes}") } else { config.name.into() },
         package: package.into(),
     })?;
     Ok(report)
@@ -255,7 +290,7 @@ mod tests {
     fn only_a_harnessed_block_takes_another_clock() {
         let large = ditto_hw::config::LARGE;
         let cu = ditto_hw::config::CU;
-        let target = |board, config, block| SynthTarget { board, config, block, target_mhz: Some(60) };
+        let target = |board, config, block| SynthTarget { board, config, block, target_mhz: Some(60), lanes: None };
         assert!(target(Board::Ulx3s85f, &large, Block::Core).in_harness());
         assert!(target(Board::Ulx3s85f, &cu, Block::Hasher).in_harness());
         assert!(!target(Board::Ulx3s85f, &cu, Block::Core).in_harness());
@@ -263,6 +298,27 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = synth_block(&target(Board::Ulx3s85f, &cu, Block::Core), dir.path(), &[1]).unwrap_err();
         assert!(matches!(err, HostError::Usage(_)), "{err}");
+    }
+
+    /// Every wrong use of the wide hasher is refused before any tool runs
+    /// (nothing is written to the output folder).
+    #[test]
+    fn the_wide_hasher_is_refused_where_it_cannot_be_built() {
+        let large = ditto_hw::config::LARGE;
+        let wide = |board, block, lanes| SynthTarget { board, config: &large, block, target_mhz: None, lanes };
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        for (target, why) in [
+            (wide(Board::AlchitryCu, Block::WideHasher, Some(8)), "on the Cu"),
+            (wide(Board::Ulx3s85f, Block::WideHasher, Some(6)), "six lanes"),
+            (wide(Board::Ulx3s85f, Block::WideHasher, Some(68)), "68 lanes"),
+            (wide(Board::Ulx3s85f, Block::Hasher, Some(8)), "--lanes on another block"),
+        ] {
+            let err = synth_block(&target, &out, &[1]).unwrap_err();
+            assert!(matches!(err, HostError::Usage(_)), "{why}: {err}");
+            assert!(!out.exists(), "{why}: the output folder was made");
+        }
+        assert!(wide(Board::Ulx3s85f, Block::WideHasher, None).in_harness());
     }
 
     #[test]

@@ -232,6 +232,22 @@ signal_group! {
 }
 
 signal_group! {
+    /// The 256-bit page stream of [`crate::sha1::wide::Sha1WideHasher`]:
+    /// 128 beats a page, the page's first byte in bits 255..248 of its
+    /// first beat.
+    #[join = "PageBeatSink"]
+    pub struct PageBeatSource;
+    /// The receiving half of [`PageBeatSource`].
+    #[join = "PageBeatSource"]
+    pub struct PageBeatSink;
+    {
+        beat: Out Bits<256>,
+        valid: Out Bit,
+        ready: In Bit,
+    }
+}
+
+signal_group! {
     /// The FTL's geometry and limits (their contract is the controller's
     /// `cfg_*` in [`crate::ftl::controller`]), held steady while the FTL
     /// runs: the FTL's half. [`crate::ftl::settings`] computes the values.

@@ -1,5 +1,8 @@
-//! Cosimulation of a configuration's SHA-1 hasher: feeds pages through the
-//! emitted Verilog, collects digests, and accounts cycles.
+//! Cosimulation of a SHA-1 hasher: a configuration's (a 32-bit page
+//! stream) or a wide one (`ditto_hw::sha1::wide`, a 256-bit stream, built
+//! at run time for any lane count): feeds pages through the emitted
+//! Verilog, collects digests, and accounts cycles.
+use crate::built::BuiltModel;
 use crate::model::{Model, PortId, SimError};
 use ditto_hw::sha1::{PAGE_BYTES, PAGE_WORDS};
 use ditto_hw::Config;
@@ -30,9 +33,9 @@ impl Stalls {
 /// ([`HasherSim::hash`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageTiming {
-    /// The cycle the page's first word was taken.
+    /// The cycle the page's first word (or beat) was taken.
     pub first_word: u64,
-    /// The cycle the page's last word was taken.
+    /// The cycle the page's last word (or beat) was taken.
     pub last_word: u64,
     /// The cycle its digest was taken.
     pub digest: u64,
@@ -66,6 +69,8 @@ pub enum HashError {
     Sim(#[from] SimError),
     #[error("the hasher made no progress for {idle_cycles} cycles at cycle {cycle} ({words} words in, {digests} digests out)")]
     Hang { cycle: u64, idle_cycles: u64, words: usize, digests: usize },
+    #[error("a wide hasher has a multiple of four lanes from 4 to 64, not {lanes}")]
+    WideLanes { lanes: usize },
     #[error("page {page}: hardware digest {got} differs from the sha1 crate's {want}; waveform: {waveform}")]
     Mismatch { page: usize, got: String, want: String, waveform: String },
     #[error("a digest came out at cycle {cycle} before page {page} had gone in")]
@@ -90,10 +95,24 @@ const HANG_CYCLES: u64 = 200_000;
 /// page's hashing time).
 const QUIET_CYCLES: u64 = 6_000;
 
-/// The hasher of one configuration under Verilator.
+/// Which hasher a model is, for its traced replay.
+#[derive(Clone, Copy, Debug)]
+enum Origin {
+    /// A configuration's, compiled in (or a mutant of it).
+    Config(Config),
+    /// A wide hasher built at run time (already traced).
+    Wide { lanes: usize, built: BuiltModel },
+}
+
+/// A hasher under Verilator.
 pub struct HasherSim {
     model: Model,
-    config: Config,
+    origin: Origin,
+    /// 32-bit words a handshake of the page stream moves (1, or 8 for a
+    /// wide hasher's 256-bit beat).
+    words_per_beat: usize,
+    /// Clocks after reset within which the stream must be ready.
+    reset_clocks: usize,
     reset: PortId,
     word_in: PortId,
     word_valid: PortId,
@@ -118,24 +137,78 @@ impl HasherSim {
     /// Drives `model`, a hasher of `config`'s shape (a built one: a mutant),
     /// reset and ready for pages.
     pub fn attach(model: Model, config: &Config) -> Result<Self, SimError> {
+        Self::attach_origin(model, Origin::Config(*config), "page$word", 4 * config.lane_fifo_words() + 16)
+    }
+
+    /// A wide hasher of `lanes` lanes (a multiple of four, 4 to 64), reset
+    /// and ready for pages. Its model is Verilated with tracing on the
+    /// first call for a lane count (a minute or more: eight SHA-1 engines
+    /// a minute or so), and kept for the rest of the process.
+    pub fn wide(lanes: usize) -> Result<Self, HashError> {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static BUILT: OnceLock<Mutex<HashMap<usize, BuiltModel>>> = OnceLock::new();
+        let verilog = ditto_hw::sha1::wide::wide_hasher_verilog(lanes).ok_or(HashError::WideLanes { lanes })?;
+        // One build at a time; a poisoned lock only means another build panicked.
+        let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        let model = match built.get(&lanes) {
+            Some(model) => *model,
+            None => {
+                let name = format!("wide_hasher_{lanes}");
+                let ports = crate::shim::parse_ports(&verilog).ok_or_else(|| SimError::Build {
+                    model: name.clone(),
+                    step: "reading its ports".into(),
+                    detail: "no `module top`".into(),
+                })?;
+                eprintln!("ditto-sim: Verilating `{name}` (once per process)");
+                let model = BuiltModel::build(&name, &verilog, &ports, |_| {})?;
+                built.insert(lanes, model);
+                model
+            }
+        };
+        Ok(Self::attach_origin(model.instance(), Origin::Wide { lanes, built: model }, "page$beat", 16)?)
+    }
+
+    fn attach_origin(model: Model, origin: Origin, stream: &str, reset_clocks: usize) -> Result<Self, SimError> {
+        let word_in = model.input(stream)?;
         let mut sim = Self {
             reset: model.input("reset")?,
-            word_in: model.input("page$word")?,
+            words_per_beat: model.width(word_in) as usize / 32,
+            reset_clocks,
+            word_in,
             word_valid: model.input("page$valid")?,
             word_ready: model.port("page$ready")?,
             digest: model.port("digest")?,
             digest_valid: model.port("digest_valid")?,
             digest_ready: model.input("digest_ready")?,
             model,
-            config: *config,
+            origin,
         };
         sim.reset();
         Ok(sim)
     }
 
-    /// The configuration being simulated.
-    pub fn config(&self) -> &Config {
-        &self.config
+    /// 32-bit words a handshake of the page stream moves.
+    pub fn words_per_beat(&self) -> usize {
+        self.words_per_beat
+    }
+
+    /// A fresh hasher like this one on a model that writes waveforms.
+    fn traced_twin(&self) -> Result<HasherSim, SimError> {
+        match self.origin {
+            Origin::Config(config) => HasherSim::new_traced(&config),
+            Origin::Wide { built, .. } => {
+                Self::attach_origin(built.instance(), self.origin, "page$beat", self.reset_clocks)
+            }
+        }
+    }
+
+    /// The model's name, for messages.
+    fn name(&self) -> String {
+        match self.origin {
+            Origin::Config(config) => format!("hasher_{}", config.name),
+            Origin::Wide { lanes, .. } => format!("wide_hasher_{lanes}"),
+        }
     }
 
     /// The underlying model (for waveforms and cycle counts).
@@ -151,14 +224,14 @@ impl HasherSim {
         self.model.eval();
         self.model.tick();
         self.model.set(self.reset, 0);
-        for _ in 0..(4 * self.config.lane_fifo_words() + 16) {
+        for _ in 0..self.reset_clocks {
             self.model.eval();
             if self.model.get(self.word_ready) == 1 {
                 return;
             }
             self.model.tick();
         }
-        panic!("hasher_{} did not leave reset", self.config.name);
+        panic!("{} did not leave reset", self.name());
     }
 
     /// Hashes `pages` with the given stall pattern, then watches the digest
@@ -179,29 +252,41 @@ impl HasherSim {
         // on how long the other side runs.
         let mut word_rng = ChaCha8Rng::seed_from_u64(stalls.seed);
         let mut digest_rng = ChaCha8Rng::seed_from_u64(stalls.seed ^ 0x9e37_79b9_7f4a_7c15);
-        let total_words = pages.len() * PAGE_WORDS;
-        let (mut word, mut last_progress) = (0usize, 0u64);
+        let per_beat = self.words_per_beat;
+        let page_beats = PAGE_WORDS / per_beat;
+        let total_beats = pages.len() * page_beats;
+        let (mut beat, mut last_progress) = (0usize, 0u64);
+        let mut beat_words = vec![0u32; per_beat];
         let mut digests = Vec::with_capacity(pages.len());
         let mut timing = Vec::with_capacity(pages.len());
         while digests.len() < pages.len() {
             let now = self.model.cycles() - start;
-            let offer = word < total_words && (stalls.word_valid >= 1.0 || word_rng.gen_bool(stalls.word_valid));
+            let offer = beat < total_beats && (stalls.word_valid >= 1.0 || word_rng.gen_bool(stalls.word_valid));
             let take = stalls.digest_ready >= 1.0 || digest_rng.gen_bool(stalls.digest_ready);
             if offer {
-                let (page, at) = (word / PAGE_WORDS, (word % PAGE_WORDS) * 4);
-                let bytes = &pages[page][at..at + 4];
-                self.model.set(self.word_in, u32::from_be_bytes(bytes.try_into().unwrap()) as u64);
+                let (page, at) = (beat / page_beats, (beat % page_beats) * 4 * per_beat);
+                let bytes = &pages[page][at..at + 4 * per_beat];
+                // The beat's first word in its top bits: the port's words
+                // go least significant first.
+                for (i, word) in bytes.chunks_exact(4).enumerate() {
+                    beat_words[per_beat - 1 - i] = u32::from_be_bytes(word.try_into().unwrap());
+                }
+                if per_beat == 1 {
+                    self.model.set(self.word_in, beat_words[0] as u64);
+                } else {
+                    self.model.set_words(self.word_in, &beat_words);
+                }
             }
             self.model.set(self.word_valid, offer as u64);
             self.model.set(self.digest_ready, take as u64);
             self.model.eval();
             if offer && self.model.get(self.word_ready) == 1 {
-                match word % PAGE_WORDS {
+                match beat % page_beats {
                     0 => timing.push(PageTiming { first_word: now, last_word: 0, digest: 0 }),
-                    w if w == PAGE_WORDS - 1 => timing[word / PAGE_WORDS].last_word = now,
+                    b if b == page_beats - 1 => timing[beat / page_beats].last_word = now,
                     _ => {}
                 }
-                word += 1;
+                beat += 1;
                 last_progress = now;
             }
             if take && self.model.get(self.digest_valid) == 1 {
@@ -225,7 +310,7 @@ impl HasherSim {
                 return Err(HashError::Hang {
                     cycle: now,
                     idle_cycles: HANG_CYCLES,
-                    words: word,
+                    words: beat * per_beat,
                     digests: digests.len(),
                 });
             }
@@ -290,7 +375,7 @@ impl HasherSim {
             Recording::OnFailure { label } => {
                 let path = waveform_path(label);
                 let from = run.timing[bad].first_word.saturating_sub(2_000);
-                let mut replay = HasherSim::new_traced(&self.config)?;
+                let mut replay = self.traced_twin()?;
                 match replay.hash(pages, stalls, Some((&path, from, Some(bad)))) {
                     Err(HashError::Sim(e)) => format!("(could not be written: {e})"),
                     _ => path.display().to_string(),

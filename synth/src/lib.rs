@@ -49,4 +49,4 @@ pub use flow::{
 };
 pub use nextpnr::{ClockTiming, Utilization, ECP5_PACKAGE, PACKAGE};
 pub use stats::YosysStats;
-pub use yosys::check_synthesizable;
+pub use yosys::{check_synthesizable, check_synthesizable_on};

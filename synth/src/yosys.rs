@@ -123,6 +123,11 @@ fn broken_design_warnings(log: &str) -> Vec<String> {
 /// system's temporary directory) is removed on success; on a failure it is
 /// kept, because the error names the log in it.
 pub fn check_synthesizable(verilog_source: &str, top: &str) -> Result<YosysStats, SynthError> {
+    check_synthesizable_on(Device::Hx8k, verilog_source, top)
+}
+
+/// [`check_synthesizable`] for `device`'s part (`synth_ice40` or `synth_ecp5`).
+pub fn check_synthesizable_on(device: Device, verilog_source: &str, top: &str) -> Result<YosysStats, SynthError> {
     validate_top(top)?;
     YOSYS.ensure_installed()?;
     let work = tempfile::Builder::new()
@@ -134,7 +139,7 @@ pub fn check_synthesizable(verilog_source: &str, top: &str) -> Result<YosysStats
     fs::write(&verilog, verilog_source)
         .map_err(|err| SynthError::io(format!("could not write {}", verilog.display()), err))?;
 
-    let result = synthesize(Device::Hx8k, &verilog, top, work_dir, None).and_then(|synthesis| {
+    let result = synthesize(device, &verilog, top, work_dir, None).and_then(|synthesis| {
         if synthesis.problems.is_empty() {
             Ok(synthesis.stats)
         } else {

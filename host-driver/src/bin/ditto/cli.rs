@@ -140,7 +140,8 @@ pub(crate) enum Command {
         /// `core` (the default) builds the whole core: the board top of a
         /// configuration whose index is on chip, or (on the ULX3S) the core
         /// of one whose memory is off chip in a pin harness; `hasher`
-        /// measures the bare hasher alone.
+        /// measures the bare hasher alone; `wide-hasher` the 256-bit
+        /// hasher of `--lanes` lanes (ULX3S only).
         #[arg(long, value_enum, default_value = "core")]
         block: synth::Block,
         /// The clock to reach in MHz, for a block in a pin harness (the
@@ -148,6 +149,10 @@ pub(crate) enum Command {
         /// configuration's own clock.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=400))]
         mhz: Option<u32>,
+        /// Lanes of `--block wide-hasher`: a multiple of four from 4 to 64
+        /// (default 40, which keeps up with a 256-bit beat a clock).
+        #[arg(long)]
+        lanes: Option<usize>,
     },
     /// Benchmarks, measured in cosimulation of the emitted Verilog.
     Bench {
@@ -322,6 +327,52 @@ pub(crate) struct DeviceArgs {
 
 #[derive(Subcommand)]
 pub(crate) enum BenchCommand {
+    /// The wide hasher's pages/s on the ULX3S against its lanes: for each
+    /// lane count a synthesis in a pin harness (its Fmax) and a
+    /// cosimulation (its cycles per page), with the software peer on one
+    /// core and on every core; a table and OUT/pages-per-second-vs-lanes.svg.
+    /// A benchmark: 40 lanes take half an hour of place and route.
+    Lanes {
+        /// Lane counts (multiples of four, 4 to 64).
+        #[arg(long, value_delimiter = ',', default_value = "4,8,16,24,40")]
+        lanes: Vec<usize>,
+        /// Where each synthesis (OUT/wide-<lanes>) and the plot go.
+        #[arg(long, default_value = "out/lanes")]
+        out: PathBuf,
+        /// The harness's target clock in MHz.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=400))]
+        mhz: u32,
+        /// The nextpnr seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Reuse OUT/wide-<lanes>/report.json where one of the same lanes
+        /// and target exists.
+        #[arg(long)]
+        reuse: bool,
+        /// Pages of the software peer's set (25% duplicates).
+        #[arg(long, default_value_t = 65_536)]
+        pages: usize,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The wide hasher (256-bit page stream, lanes in groups of four):
+    /// steady-state cycles per page for each lane count, checked against
+    /// the `sha1` crate, against its limit max(5,200 / lanes, 128).
+    Wide {
+        /// Lane counts to measure (multiples of four, 4 to 64).
+        #[arg(long, value_delimiter = ',', default_value = "4,8,16,40")]
+        lanes: Vec<usize>,
+        /// Random pages hashed per lane count (at least four rounds of the lanes).
+        #[arg(long, default_value_t = 256)]
+        pages: usize,
+        /// Seed of the random pages.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Hasher steady-state cycles per page, latency, and cosimulation speed.
     Hasher {
         /// A configuration name, or `all`.

@@ -397,10 +397,10 @@ fn run(command: Command) -> Result<()> {
                 println!("latency_cycles {}", t.latency_cycles);
             }
         }
-        Command::Synth { board, config, out, seeds, block, mhz } => {
+        Command::Synth { board, config, out, seeds, block, mhz, lanes } => {
             let config = config.unwrap_or_else(|| board.default_config().to_string());
             let cfg = ditto_hw::by_name(&config)?;
-            let target = synth::SynthTarget { board, config: &cfg, block, target_mhz: mhz };
+            let target = synth::SynthTarget { board, config: &cfg, block, target_mhz: mhz, lanes };
             let seeds = if seeds.is_empty() { board.default_seeds().to_vec() } else { seeds };
             let bar = steps(1, &format!("yosys and nextpnr (seeds {seeds:?} in turn, until one meets timing)"));
             let result = synth::synth_block(&target, &out, &seeds);
@@ -423,6 +423,46 @@ fn run(command: Command) -> Result<()> {
                     println!("{}", out.join(board.device().bitstream_file()).display());
                 }
                 Err(e) => bail!("ditto synth --board {} --config {config}: {e}", board.name()),
+            }
+        }
+        Command::Bench { what: BenchCommand::Lanes { lanes, out, mhz, seed, reuse, pages, json } } => {
+            let options = ditto_host::lanes::LanesOptions {
+                lanes: &lanes,
+                out: &out,
+                target_mhz: mhz,
+                seed,
+                reuse,
+                software_pages: pages,
+            };
+            let bench = ditto_host::lanes::bench_lanes(&options, |step| eprintln!("{step}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&bench)?);
+            } else {
+                print!("{}", ditto_host::lanes::render(&bench));
+                if let Some(plot) = &bench.plot {
+                    println!("{}", plot.display());
+                }
+            }
+        }
+        Command::Bench { what: BenchCommand::Wide { lanes, pages, seed, json } } => {
+            // Every lane count is checked before the first is built.
+            if let Some(bad) = lanes.iter().find(|l| !ditto_hw::sha1::wide::lanes_supported(**l)) {
+                bail!("--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {bad}");
+            }
+            let mut results = Vec::new();
+            for lanes in lanes {
+                let r = bench::bench_wide_hasher(lanes, pages, seed)?;
+                if !json {
+                    println!(
+                        "wide, {} lanes: steady {:.1} cycles/page ({:.2}/block, limit {:.0}), latency {} cycles, cosim {:.2} M cycles/s",
+                        r.lanes, r.steady_cycles_per_page, r.steady_cycles_per_block,
+                        r.limit_cycles_per_page, r.latency_cycles, r.sim_cycles_per_second / 1e6
+                    );
+                }
+                results.push(r);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
             }
         }
         Command::Bench { what: BenchCommand::Hasher { config, pages, seed, json } } => {
@@ -645,8 +685,13 @@ fn figure_tables(out: &std::path::Path, pages: usize) -> Result<String> {
     let cu = ditto_hw::config::CU;
     bar.inc(1);
     bar.set_message("synthesis: the hasher alone");
-    let cu_target =
-        |block| synth::SynthTarget { board: synth::Board::AlchitryCu, config: &cu, block, target_mhz: None };
+    let cu_target = |block| synth::SynthTarget {
+        board: synth::Board::AlchitryCu,
+        config: &cu,
+        block,
+        target_mhz: None,
+        lanes: None,
+    };
     let block = synth::synth_block(&cu_target(synth::Block::Hasher), &out.join("hasher"), synth::DEFAULT_SEEDS)?;
     bar.inc(1);
     bar.set_message("synthesis: the whole-core board top");
