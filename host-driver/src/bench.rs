@@ -32,9 +32,14 @@ pub struct HasherBench {
 /// Hashes `pages` random pages (seeded) through `config`'s hasher with no stalls.
 pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
     check_bench_pages(pages, config.lanes)?;
-    let sim = HasherSim::new(config)?;
-    let lines = ditto_sim::model_verilog_lines(&format!("hasher_{}", config.name)).unwrap_or(0);
-    measure_hasher(sim, config.name, config.lanes, config.hasher_cycles_per_page_limit(), lines, pages, seed)
+    measure_hasher(
+        HasherSim::new(config)?,
+        config.name,
+        config.lanes,
+        config.hasher_cycles_per_page_limit(),
+        pages,
+        seed,
+    )
 }
 
 /// [`bench_hasher`] for the wide hasher of `lanes` lanes
@@ -42,10 +47,8 @@ pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBe
 /// lanes or the 128 beats a page takes on the 256-bit stream.
 pub fn bench_wide_hasher(lanes: usize, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
     check_bench_pages(pages, lanes)?;
-    let sim = HasherSim::wide(lanes)?;
     let limit = (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / lanes as f64).max(ditto_hw::sha1::wide::PAGE_BEATS as f64);
-    let lines = ditto_hw::sha1::wide::wide_hasher_verilog(lanes).map_or(0, |v| v.lines().count());
-    measure_hasher(sim, "wide", lanes, limit, lines, pages, seed)
+    measure_hasher(HasherSim::wide(lanes)?, "wide", lanes, limit, pages, seed)
 }
 
 fn check_bench_pages(pages: usize, lanes: usize) -> Result<(), HostError> {
@@ -65,7 +68,6 @@ fn measure_hasher(
     name: &str,
     lanes: usize,
     limit: f64,
-    verilog_lines: usize,
     pages: usize,
     seed: u64,
 ) -> Result<HasherBench, HostError> {
@@ -90,7 +92,7 @@ fn measure_hasher(
         limit_cycles_per_page: limit,
         latency_cycles: run.timing[0].digest - run.timing[0].first_word,
         sim_cycles_per_second: simulated as f64 / wall,
-        verilog_lines,
+        verilog_lines: sim.model_mut().verilog_lines(),
     })
 }
 

@@ -78,11 +78,7 @@ pub fn bench_lanes(options: &LanesOptions, mut progress: impl FnMut(&str)) -> Re
     if options.lanes.is_empty() {
         return Err(HostError::Usage("--lanes: give at least one lane count".into()));
     }
-    if let Some(bad) = options.lanes.iter().find(|l| !ditto_hw::sha1::wide::lanes_supported(**l)) {
-        return Err(HostError::Usage(format!(
-            "--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {bad}"
-        )));
-    }
+    crate::synth::check_wide_lanes(options.lanes)?;
     let pages = options.software_pages;
     if !(crate::peer_bench::MIN_PAGES..=crate::peer_bench::MAX_PAGES).contains(&pages) {
         return Err(HostError::Usage(format!(

@@ -116,6 +116,19 @@ pub enum Block {
     WideHasher,
 }
 
+/// Refuses any lane count the wide hasher cannot be built with (see
+/// [`ditto_hw::sha1::wide::lanes_supported`]).
+pub fn check_wide_lanes(lanes: &[usize]) -> Result<(), HostError> {
+    match lanes.iter().find(|l| !ditto_hw::sha1::wide::lanes_supported(**l)) {
+        Some(&bad) => Err(wide_lanes_error(bad)),
+        None => Ok(()),
+    }
+}
+
+fn wide_lanes_error(lanes: usize) -> HostError {
+    HostError::Usage(format!("--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {lanes}"))
+}
+
 /// Lanes of the wide hasher when `--lanes` is not given: forty keep up
 /// with a beat a clock (5,200 / 40 = 130 clocks a page, 128 to stream it).
 pub const DEFAULT_WIDE_LANES: usize = 40;
@@ -155,16 +168,10 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
         )));
     }
     let lanes = lanes.unwrap_or(DEFAULT_WIDE_LANES);
-    if block == Block::WideHasher && !ditto_hw::sha1::wide::lanes_supported(lanes) {
-        return Err(HostError::Usage(format!(
-            "--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {lanes}"
-        )));
+    if block == Block::WideHasher {
+        check_wide_lanes(&[lanes])?;
     }
-    let wide_verilog = || {
-        ditto_hw::sha1::wide::wide_hasher_verilog(lanes).ok_or_else(|| {
-            HostError::Usage(format!("--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {lanes}"))
-        })
-    };
+    let wide_verilog = || ditto_hw::sha1::wide::wide_hasher_verilog(lanes).ok_or_else(|| wide_lanes_error(lanes));
     if target_mhz.is_some() && !target.in_harness() {
         return Err(HostError::Usage(format!(
             "--mhz is for a block measured in a pin harness; the {} {} block is built for its configuration's {} MHz",

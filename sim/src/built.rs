@@ -149,6 +149,24 @@ impl BuiltModel {
         Ok(BuiltModel { entry })
     }
 
+    /// [`BuiltModel::build`] once per process for each `name`: later calls
+    /// for the name return the model built first (their `verilog` must be
+    /// the same). Builds happen one at a time.
+    pub fn cached(name: &str, verilog: &str, ports: &[Port]) -> Result<Self, SimError> {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static BUILT: OnceLock<Mutex<HashMap<String, BuiltModel>>> = OnceLock::new();
+        // A poisoned lock only means another build panicked.
+        let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(model) = built.get(name) {
+            return Ok(*model);
+        }
+        eprintln!("ditto-sim: Verilating `{name}` (once per process)");
+        let model = Self::build(name, verilog, ports, |_| {})?;
+        built.insert(name.to_string(), model);
+        Ok(model)
+    }
+
     /// A fresh instance of the model.
     pub fn instance(&self) -> Model {
         Model::of_entry(self.entry)

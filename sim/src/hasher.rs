@@ -145,27 +145,14 @@ impl HasherSim {
     /// first call for a lane count (a minute or more: eight SHA-1 engines
     /// a minute or so), and kept for the rest of the process.
     pub fn wide(lanes: usize) -> Result<Self, HashError> {
-        use std::collections::HashMap;
-        use std::sync::{Mutex, OnceLock};
-        static BUILT: OnceLock<Mutex<HashMap<usize, BuiltModel>>> = OnceLock::new();
         let verilog = ditto_hw::sha1::wide::wide_hasher_verilog(lanes).ok_or(HashError::WideLanes { lanes })?;
-        // One build at a time; a poisoned lock only means another build panicked.
-        let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-        let model = match built.get(&lanes) {
-            Some(model) => *model,
-            None => {
-                let name = format!("wide_hasher_{lanes}");
-                let ports = crate::shim::parse_ports(&verilog).ok_or_else(|| SimError::Build {
-                    model: name.clone(),
-                    step: "reading its ports".into(),
-                    detail: "no `module top`".into(),
-                })?;
-                eprintln!("ditto-sim: Verilating `{name}` (once per process)");
-                let model = BuiltModel::build(&name, &verilog, &ports, |_| {})?;
-                built.insert(lanes, model);
-                model
-            }
-        };
+        let name = format!("wide_hasher_{lanes}");
+        let ports = crate::shim::parse_ports(&verilog).ok_or_else(|| SimError::Build {
+            model: name.clone(),
+            step: "reading its ports".into(),
+            detail: "no `module top`".into(),
+        })?;
+        let model = BuiltModel::cached(&name, &verilog, &ports)?;
         Ok(Self::attach_origin(model.instance(), Origin::Wide { lanes, built: model }, "page$beat", 16)?)
     }
 

@@ -104,9 +104,6 @@ impl Model {
     /// `--trace` from the same Verilog (a minute or so for the largest),
     /// kept for the rest of the process.
     pub fn traced(name: &str) -> Result<Self, SimError> {
-        use std::collections::HashMap;
-        use std::sync::{Mutex, OnceLock};
-        static TWINS: OnceLock<Mutex<HashMap<String, crate::built::BuiltModel>>> = OnceLock::new();
         let entry = compiled_entry(name)?;
         if entry.traced {
             return Ok(Self::of_entry(entry));
@@ -116,20 +113,12 @@ impl Model {
             step: "finding its Verilog".into(),
             detail: "the model carries none".into(),
         })?;
-        // One build at a time; a poisoned lock only means another build panicked.
-        let mut twins = TWINS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(twin) = twins.get(name) {
-            return Ok(twin.instance());
-        }
         let ports: Vec<crate::shim::Port> = entry
             .ports
             .iter()
             .map(|p| crate::shim::Port { name: p.name.into(), width: p.width, input: p.input })
             .collect();
-        eprintln!("ditto-sim: Verilating `{name}` with --trace for a waveform (once per process)");
-        let twin = crate::built::BuiltModel::build(&format!("{name}_traced"), verilog, &ports, |_| {})?;
-        twins.insert(name.to_string(), twin);
-        Ok(twin.instance())
+        Ok(crate::built::BuiltModel::cached(&format!("{name}_traced"), verilog, &ports)?.instance())
     }
 
     /// Whether this model can write waveforms (see [`Model::traced`]).
@@ -143,6 +132,11 @@ impl Model {
         let handle = unsafe { (entry.fns.new)() };
         assert!(!handle.is_null());
         Self { entry, handle, cycles: 0, waveform: None, record_from: None, scratch: [0; 32] }
+    }
+
+    /// Lines of the Verilog the model was built from.
+    pub fn verilog_lines(&self) -> usize {
+        self.entry.verilog_lines
     }
 
     /// The model's name.

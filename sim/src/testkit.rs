@@ -26,6 +26,35 @@ pub fn random_page(rng: &mut ChaCha8Rng) -> [u8; 4096] {
     page
 }
 
+/// Hashes `pages` pages through `sim` in batches of 1 to `max_batch`
+/// pages, each made by `make` (from the test's seeded generator) and run
+/// with its own stall profile on both handshakes, including long digest
+/// back-pressure; every digest is checked against the `sha1` crate, and a
+/// failure panics naming the seed, the batch and its waveform.
+pub fn hash_in_stall_batches(
+    sim: &mut crate::hasher::HasherSim,
+    pages: usize,
+    max_batch: usize,
+    test: &str,
+    mut make: impl FnMut(&mut ChaCha8Rng, usize) -> Vec<[u8; 4096]>,
+) {
+    let seed = seed(test);
+    let mut rng = rng(seed);
+    let profiles = [(1.0, 1.0), (0.9, 0.9), (0.5, 0.5), (0.05, 1.0), (1.0, 0.001), (0.3, 0.02)];
+    let mut done = 0;
+    while done < pages {
+        let n = rng.gen_range(1..=max_batch).min(pages - done);
+        let batch = make(&mut rng, n);
+        let (word_valid, digest_ready) = profiles[rng.gen_range(0..profiles.len())];
+        let stalls = crate::hasher::Stalls { word_valid, digest_ready, seed: rng.gen() };
+        let label = format!("{test}_seed{seed}_page{done}");
+        if let Err(e) = sim.hash_verified(&batch, stalls, &label) {
+            panic!("{test} (seed {seed}, pages {done}..{}, stalls {stalls:?}): {e}", done + n);
+        }
+        done += n;
+    }
+}
+
 /// Cycles of waveform kept before the failing cycle when a test is replayed.
 pub const WAVEFORM_WINDOW: u64 = 50_000;
 

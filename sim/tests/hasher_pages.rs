@@ -3,7 +3,6 @@
 //! handshakes, reset in the middle of a page, and the waveform a failure writes.
 use ditto_sim::hasher::{first_mismatch, sha1_of, HashError, HasherSim, Recording, Stalls};
 use ditto_sim::testkit as common;
-use rand::Rng;
 
 #[test]
 fn all_zero_and_all_ones_pages_every_config() {
@@ -19,22 +18,10 @@ fn all_zero_and_all_ones_pages_every_config() {
 /// Hashes `pages` random pages on `config` in chunks, each chunk with its own
 /// stall probabilities, including long back-pressure on the digest side.
 fn random_pages_with_stalls(config: &ditto_hw::Config, pages: usize, test: &str) {
-    let seed = common::seed(test);
-    let mut rng = common::rng(seed);
     let mut sim = HasherSim::new(config).unwrap();
-    let profiles = [(1.0, 1.0), (0.9, 0.9), (0.5, 0.5), (0.05, 1.0), (1.0, 0.001), (0.3, 0.02)];
-    let mut done = 0;
-    while done < pages {
-        let n = rng.gen_range(1..=400).min(pages - done);
-        let batch: Vec<[u8; 4096]> = (0..n).map(|_| common::random_page(&mut rng)).collect();
-        let (word_valid, digest_ready) = profiles[rng.gen_range(0..profiles.len())];
-        let stalls = Stalls { word_valid, digest_ready, seed: rng.gen() };
-        let label = format!("{test}_seed{seed}_page{done}");
-        if let Err(e) = sim.hash_verified(&batch, stalls, &label) {
-            panic!("{test} (seed {seed}, pages {done}..{}, stalls {stalls:?}): {e}", done + n);
-        }
-        done += n;
-    }
+    common::hash_in_stall_batches(&mut sim, pages, 400, test, |rng, n| {
+        (0..n).map(|_| common::random_page(rng)).collect()
+    });
 }
 
 #[test]

@@ -45,23 +45,9 @@ fn three_groups_of_four_lanes() {
 }
 
 fn skewed_pages_with_stalls(lanes: usize, test: &str) {
-    let seed = common::seed(test);
-    let mut rng = common::rng(seed);
     let mut sim = HasherSim::wide(lanes).unwrap_or_else(|e| panic!("{e}"));
-    let profiles = [(1.0, 1.0), (0.9, 0.9), (0.5, 0.5), (0.05, 1.0), (1.0, 0.001), (0.3, 0.02)];
-    let mut done = 0;
-    while done < 600 {
-        // Batches of up to five rounds of the lanes, so slots are reused.
-        let n = rng.gen_range(1..=5 * lanes).min(600 - done);
-        let batch = skewed_pages(&mut rng, n);
-        let (word_valid, digest_ready) = profiles[rng.gen_range(0..profiles.len())];
-        let stalls = Stalls { word_valid, digest_ready, seed: rng.gen() };
-        let label = format!("{test}_seed{seed}_page{done}");
-        if let Err(e) = sim.hash_verified(&batch, stalls, &label) {
-            panic!("{test} (seed {seed}, pages {done}..{}, stalls {stalls:?}): {e}", done + n);
-        }
-        done += n;
-    }
+    // Batches of up to five rounds of the lanes, so slots are reused.
+    common::hash_in_stall_batches(&mut sim, 600, 5 * lanes, test, skewed_pages);
 }
 
 #[test]

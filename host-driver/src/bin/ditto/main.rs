@@ -446,9 +446,7 @@ fn run(command: Command) -> Result<()> {
         }
         Command::Bench { what: BenchCommand::Wide { lanes, pages, seed, json } } => {
             // Every lane count is checked before the first is built.
-            if let Some(bad) = lanes.iter().find(|l| !ditto_hw::sha1::wide::lanes_supported(**l)) {
-                bail!("--lanes: the wide hasher has a multiple of four lanes from 4 to 64, not {bad}");
-            }
+            synth::check_wide_lanes(&lanes)?;
             let mut results = Vec::new();
             for lanes in lanes {
                 let r = bench::bench_wide_hasher(lanes, pages, seed)?;
