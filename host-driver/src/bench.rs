@@ -51,6 +51,11 @@ pub fn bench_wide_hasher(lanes: usize, pages: usize, seed: u64) -> Result<Hasher
     measure_hasher(HasherSim::wide(lanes)?, "wide", lanes, limit, pages, seed)
 }
 
+/// Refuses a hasher benchmark of `pages` too few for `config`'s lanes.
+pub fn check_hasher_pages(config: &Config, pages: usize) -> Result<(), HostError> {
+    check_bench_pages(pages, config.lanes)
+}
+
 fn check_bench_pages(pages: usize, lanes: usize) -> Result<(), HostError> {
     let min_pages = 4 * lanes + 2;
     if pages < min_pages {

@@ -174,13 +174,31 @@ fn figures(
     }
 }
 
-/// A stream of `pages` full-page `WRITE`s (all different, or all the same
-/// content), then a lone `WRITE` and a lone `TRIM`.
-pub fn bench_stream(config: &Config, unique: bool, pages: usize, latency: u64) -> Result<CoreBench, HostError> {
-    let min = 8 * config.lanes + 4;
+/// Full pages a stream of `config` needs: eight rounds of its lanes and a
+/// few, so its second half (the one measured) is steady.
+pub fn min_stream_pages(config: &Config) -> usize {
+    8 * config.lanes + 4
+}
+
+/// Full pages per stream when none are asked for: 64, or
+/// [`min_stream_pages`] where that is more.
+pub fn default_stream_pages(config: &Config) -> usize {
+    min_stream_pages(config).max(64)
+}
+
+/// Refuses a stream of `pages` too short for `config`'s lanes.
+pub fn check_stream_pages(config: &Config, pages: usize) -> Result<(), HostError> {
+    let min = min_stream_pages(config);
     if pages < min {
         return Err(HostError::TooFewPages { min, got: pages, why: format!("for `{}`'s lanes", config.name) });
     }
+    Ok(())
+}
+
+/// A stream of `pages` full-page `WRITE`s (all different, or all the same
+/// content), then a lone `WRITE` and a lone `TRIM`.
+pub fn bench_stream(config: &Config, unique: bool, pages: usize, latency: u64) -> Result<CoreBench, HostError> {
+    check_stream_pages(config, pages)?;
     let lpas = pages as u32 + 2;
     let s = setup(1, 64, 64, 2, lpas, true, latency);
     let content = |i: usize| if unique { i as u32 } else { 0 };

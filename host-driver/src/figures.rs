@@ -68,15 +68,16 @@ pub fn render(m: &Measurements) -> String {
     let Measurements { hashers, block, core_board, index, capacity, core, fio, store } = *m;
     let mut md = String::new();
     writeln!(md, "{BEGIN}").unwrap();
-    writeln!(md, "\nSHA-1 hasher, cosimulated from the emitted Verilog (`ditto bench hasher --pages {}`; cycle counts are exact, speed depends on the machine):\n", hashers.first().map_or(0, |h| h.pages)).unwrap();
-    writeln!(md, "| config | lanes | steady cycles/page | cycles per 64-byte block | limit (cycles/page) | latency of one page (cycles) | cosimulation (cycles/s) | Verilog lines |").unwrap();
-    writeln!(md, "|---|---|---|---|---|---|---|---|").unwrap();
+    writeln!(md, "\nSHA-1 hasher, cosimulated from the emitted Verilog (`ditto bench hasher`; cycle counts are exact, speed depends on the machine):\n").unwrap();
+    writeln!(md, "| config | lanes | pages | steady cycles/page | cycles per 64-byte block | limit (cycles/page) | latency of one page (cycles) | cosimulation (cycles/s) | Verilog lines |").unwrap();
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
     for h in hashers {
         writeln!(
             md,
-            "| `{}` | {} | {:.1} | {:.2} | {:.0} | {} | {:.2} M | {} |",
+            "| `{}` | {} | {} | {:.1} | {:.2} | {:.0} | {} | {:.2} M | {} |",
             h.config,
             h.lanes,
+            h.pages,
             h.steady_cycles_per_page,
             h.steady_cycles_per_block,
             h.limit_cycles_per_page,
@@ -405,19 +406,20 @@ fn render_core(md: &mut String, runs: &[CoreBench]) {
     let Some(first) = streams.first() else { return };
     writeln!(
         md,
-        "\nThe whole core (hasher, index, FTL), cosimulated and checked against the golden model (`ditto bench core --pages {}`, memories of {}-cycle latency):\n",
-        first.pages, first.memory_latency
+        "\nThe whole core (hasher, index, FTL), cosimulated and checked against the golden model (`ditto bench core`, memories of {}-cycle latency):\n",
+        first.memory_latency
     )
     .unwrap();
-    writeln!(md, "| config | lanes | stream | steady cycles/page | SHA-1 limit | over the limit | write latency, streaming (cycles) | lone write latency | trim latency |").unwrap();
-    writeln!(md, "|---|---|---|---|---|---|---|---|---|").unwrap();
+    writeln!(md, "| config | lanes | stream | pages | steady cycles/page | SHA-1 limit | over the limit | write latency, streaming (cycles) | lone write latency | trim latency |").unwrap();
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|---|").unwrap();
     for r in &streams {
         writeln!(
             md,
-            "| `{}` | {} | {} | {:.1} | {:.0} | {:+.2}% | {:.0} | {} | {} |",
+            "| `{}` | {} | {} | {} | {:.1} | {:.0} | {:+.2}% | {:.0} | {} | {} |",
             r.config,
             r.lanes,
             r.stream,
+            r.pages,
             r.cycles_per_page,
             r.limit_cycles_per_page.unwrap_or(0.0),
             r.over_limit_percent.unwrap_or(0.0),

@@ -126,7 +126,8 @@ pub struct PeerOptions<'a> {
     pub pages: usize,
     /// The random set's share of duplicates, in percent.
     pub duplicate_percent: u32,
-    /// Full pages per cosimulated stream.
+    /// Full pages per cosimulated stream (at least
+    /// [`crate::core_bench::min_stream_pages`]).
     pub stream_pages: usize,
     /// A `ditto synth` report whose Fmax is Ditto's clock.
     pub report: Option<&'a Path>,
@@ -291,6 +292,7 @@ pub fn bench_peer(config: &Config, options: &PeerOptions) -> Result<PeerBench, H
             allowed: "0 to 100 (percent)".into(),
         });
     }
+    crate::core_bench::check_stream_pages(config, options.stream_pages)?;
     let (clock_mhz, clock_source) = match options.report {
         Some(path) => report_clock(path, config)?,
         None => (config.clock_mhz as f64, ClockSource::Configuration),
@@ -451,5 +453,27 @@ mod tests {
         std::fs::write(&small, vec![1u8; 10 * PAGE_BYTES]).unwrap();
         let err = bench_peer(cu, &PeerOptions { file: Some(&small), ..options(MIN_PAGES, 25) }).unwrap_err();
         assert!(matches!(err, HostError::TooFewPages { got: 10, .. }), "{err}");
+    }
+
+    /// A cosimulated stream too short for the lanes to reach their steady
+    /// state is refused before the page sets are made: for `large`'s
+    /// sixteen lanes the old default of 64 pages is too few.
+    #[test]
+    fn a_stream_too_short_for_the_lanes_is_refused_up_front() {
+        let large = &ditto_hw::config::LARGE;
+        let min = crate::core_bench::min_stream_pages(large);
+        assert_eq!(min, 8 * 16 + 4);
+        assert!(crate::core_bench::default_stream_pages(large) >= min);
+        assert_eq!(crate::core_bench::default_stream_pages(&ditto_hw::config::CU), 64);
+        let options = PeerOptions {
+            pages: MIN_PAGES,
+            duplicate_percent: 25,
+            stream_pages: 64,
+            report: None,
+            file: None,
+            seed: 1,
+        };
+        let err = bench_peer(large, &options).unwrap_err();
+        assert!(matches!(err, HostError::TooFewPages { min: 132, got: 64, .. }), "{err}");
     }
 }

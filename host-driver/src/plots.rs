@@ -109,16 +109,40 @@ pub fn plots(out: &Path, seed: u64) -> Result<Vec<PathBuf>, HostError> {
     std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
     let mut written = Vec::new();
 
-    let hashers = ditto_hw::CONFIGS.iter().map(|c| bench_hasher(c, 32, seed)).collect::<Result<Vec<_>, _>>()?;
-    let measured: Vec<(f64, f64)> = hashers.iter().map(|h| (h.lanes as f64, h.steady_cycles_per_page)).collect();
-    let limit: Vec<(f64, f64)> = (1..=6).map(|l| (l as f64, (5200.0 / l as f64).max(1024.0))).collect();
+    // Each stream width's hashers: the configurations', and wide ones of
+    // other lane counts, with each width's limit.
+    let mut narrow = Vec::new();
+    let mut wide = Vec::new();
+    for config in ditto_hw::CONFIGS {
+        let h = bench_hasher(config, 4 * config.lanes + 8, seed)?;
+        let point = (h.lanes as f64, h.steady_cycles_per_page);
+        if config.page_stream_bits == 32 {
+            narrow.push(point)
+        } else {
+            wide.push(point)
+        }
+    }
+    for lanes in [4, 8] {
+        let h = crate::bench::bench_wide_hasher(lanes, 4 * lanes + 8, seed)?;
+        wide.push((lanes as f64, h.steady_cycles_per_page));
+    }
+    wide.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let most = wide.iter().chain(&narrow).map(|p| p.0 as usize).max().unwrap_or(1);
+    let limit = |transfers: f64| -> Vec<(f64, f64)> {
+        (1..=most).map(|l| (l as f64, (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / l as f64).max(transfers))).collect()
+    };
     let path = out.join("cycles-per-page-vs-lanes.svg");
     line_plot(
         &path,
-        "SHA-1 hasher: steady cycles per page",
+        "SHA-1 hashers: steady cycles per page",
         ("lanes", XAxis::Count),
         "cycles per page",
-        &[("measured (cu, large)", measured), ("limit: 5,200 / lanes, or 1,024 (the port)", limit)],
+        &[
+            ("measured, 32-bit stream (cu)", narrow),
+            ("measured, 256-bit stream (wide 4 and 8, large)", wide),
+            ("limit: 5,200 / lanes, or 1,024 (32-bit port)", limit(ditto_hw::sha1::PAGE_WORDS as f64)),
+            ("limit: 5,200 / lanes, or 128 (256-bit port)", limit(ditto_hw::sha1::wide::PAGE_BEATS as f64)),
+        ],
     )?;
     written.push(path);
 

@@ -33,7 +33,7 @@ const PEER_PAGES: usize = 65_536;
 
 /// One ECP5 synthesis.
 pub struct SpeedRow {
-    pub what: &'static str,
+    pub what: String,
     pub command: String,
     pub report: FlowReport,
 }
@@ -49,18 +49,14 @@ pub struct SpeedMeasurements {
 pub fn measure(out: &Path, mut progress: impl FnMut(&str)) -> Result<SpeedMeasurements, HostError> {
     let cu = ditto_hw::config::CU;
     let large = ditto_hw::config::LARGE;
-    let runs: [(&'static str, &ditto_hw::Config, Block, Option<u32>, &str); 4] = [
-        ("`cu` board top behind the PLL: hasher + index + FTL + UART link", &cu, Block::Core, None, "ulx3s-cu"),
-        ("`cu` hasher (one engine), in a pin harness", &cu, Block::Hasher, None, "ulx3s-cu-hasher"),
+    let large_hasher =
+        format!("`large` hasher ({} engines, {}-bit stream), in a pin harness", large.lanes, large.page_stream_bits);
+    let runs: [(String, &ditto_hw::Config, Block, Option<u32>, &str); 4] = [
+        ("`cu` board top behind the PLL: hasher + index + FTL + UART link".into(), &cu, Block::Core, None, "ulx3s-cu"),
+        ("`cu` hasher (one engine), in a pin harness".into(), &cu, Block::Hasher, None, "ulx3s-cu-hasher"),
+        (large_hasher, &large, Block::Hasher, None, "ulx3s-large-hasher"),
         (
-            "`large` hasher (four engines and their FIFOs), in a pin harness",
-            &large,
-            Block::Hasher,
-            None,
-            "ulx3s-large-hasher",
-        ),
-        (
-            "`large` whole core (memories off chip), in a pin harness",
+            "`large` whole core (memories off chip), in a pin harness".into(),
             &large,
             Block::Core,
             Some(LARGE_ECP5_MHZ),
@@ -89,7 +85,7 @@ pub fn measure(out: &Path, mut progress: impl FnMut(&str)) -> Result<SpeedMeasur
         let options = PeerOptions {
             pages: PEER_PAGES,
             duplicate_percent: 25,
-            stream_pages: 64,
+            stream_pages: crate::core_bench::default_stream_pages(&large),
             report: Some(&large_report),
             file: None,
             seed: 1,
@@ -200,7 +196,7 @@ mod tests {
     #[test]
     fn a_missed_target_is_marked_and_leaves_no_peer_figure() {
         let m = SpeedMeasurements {
-            rows: vec![SpeedRow { what: "core", command: "ditto synth x".into(), report: report(51.5, 55.0) }],
+            rows: vec![SpeedRow { what: "core".into(), command: "ditto synth x".into(), report: report(51.5, 55.0) }],
             peer: None,
         };
         let md = render(&m);
@@ -208,7 +204,7 @@ mod tests {
         assert!(md.contains("| 18746 | 11378 | 1306 | 8 | 51.50 MHz | 55 MHz (NOT met) | 61 s + 300 s |"), "{md}");
         assert!(md.contains("No peer comparison"), "{md}");
         let met = render(&SpeedMeasurements {
-            rows: vec![SpeedRow { what: "core", command: "c".into(), report: report(57.0, 55.0) }],
+            rows: vec![SpeedRow { what: "core".into(), command: "c".into(), report: report(57.0, 55.0) }],
             peer: None,
         });
         assert!(met.contains("55 MHz (met)"), "{met}");

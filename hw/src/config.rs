@@ -12,8 +12,12 @@ pub struct Config {
     /// SHA-1 lanes working in parallel.
     pub lanes: usize,
     /// log2 of the words of the FIFO in front of each lane; 0 for no FIFO
-    /// (only with one lane, which then takes the stream directly).
+    /// (one lane that takes the stream directly, or the wide hasher, whose
+    /// lanes share page slots).
     pub lane_fifo_bits: usize,
+    /// Bits of the page stream: 32 ([`crate::sha1::Sha1Hasher`], a word a
+    /// clock) or 256 ([`crate::sha1::wide::Sha1WideHasher`], a beat a clock).
+    pub page_stream_bits: usize,
     /// Clock frequency the design is built for, in MHz.
     pub clock_mhz: u32,
     /// Baud rate of the board's USB UART link (for boards that have one).
@@ -67,12 +71,18 @@ impl Config {
         crate::index::WAYS << self.index_bucket_bits
     }
 
+    /// Clocks a page takes to cross the page stream at one transfer a
+    /// clock: 1,024 words, or 128 beats.
+    pub fn page_stream_transfers(&self) -> usize {
+        crate::sha1::PAGE_BYTES * 8 / self.page_stream_bits
+    }
+
     /// Steady-state clock cycles per page of the hasher: the SHA-1 limit of
-    /// 5,200 cycles per page per lane, or the 1,024 cycles a page takes to
-    /// cross the 32-bit input port, whichever is larger.
+    /// 5,200 cycles per page per lane, or the clocks a page takes to cross
+    /// the page stream, whichever is larger.
     pub fn hasher_cycles_per_page_limit(&self) -> f64 {
         let lanes_limit = crate::sha1::CYCLES_PER_PAGE as f64 / self.lanes as f64;
-        lanes_limit.max(crate::sha1::PAGE_WORDS as f64)
+        lanes_limit.max(self.page_stream_transfers() as f64)
     }
 }
 
@@ -91,25 +101,72 @@ macro_rules! lane_generics {
     };
 }
 
+/// The hasher of a configuration's `hasher:` entry: `words(lanes,
+/// fifo_bits)` for [`crate::sha1::Sha1Hasher`] on a 32-bit stream, or
+/// `beats(groups)` for [`crate::sha1::wide::Sha1WideHasher`] (four lanes a
+/// group) on a 256-bit stream; `field` picks what is said of it.
+macro_rules! hasher_entry {
+    (lanes, words($lanes:literal, $fb:literal)) => { $lanes };
+    (lanes, beats($groups:literal)) => { 4 * $groups };
+    (fifo_bits, words($lanes:literal, $fb:literal)) => { $fb };
+    (fifo_bits, beats($groups:literal)) => { 0 };
+    (stream_bits, words($lanes:literal, $fb:literal)) => { 32 };
+    (stream_bits, beats($groups:literal)) => { crate::sha1::wide::BEAT_BITS };
+    (hasher, words($lanes:literal, $fb:literal)) => {
+        lane_generics!(crate::sha1::Sha1Hasher, $lanes, $fb)
+    };
+    (hasher, beats($groups:literal)) => { crate::sha1::wide::Sha1WideHasher<$groups> };
+    (core $fsms:literal, words($lanes:literal, $fb:literal)) => {
+        lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms)
+    };
+    (core $fsms:literal, beats($groups:literal)) => {
+        crate::ftl::ditto_core::DittoWideCore<$groups, $fsms>
+    };
+}
+
+/// Verilog of the whole-core board top (the core behind the framed UART
+/// link) of a configuration: one whose index table is on chip and whose
+/// hasher takes 32-bit words (the link's width); else none.
+macro_rules! board_top_verilog {
+    ($config:expr, $setup:expr, $onchip:literal, $fsms:literal, $bb:literal, words($lanes:literal, $fb:literal)) => {
+        $onchip.then(|| {
+            crate::verilog::top_verilog(<lane_generics!(
+                crate::board::CoreBoardTop,
+                $lanes,
+                $fb,
+                $fsms,
+                { $bb + 3 },
+                $bb
+            )>::new($config, $setup))
+        })
+    };
+    ($config:expr, $setup:expr, $onchip:literal, $fsms:literal, $bb:literal, beats($groups:literal)) => {
+        None
+    };
+}
+
 /// Declares every configuration once: its `Config` constant and the hardware
 /// types it selects, plus the name-based dispatch used by the tools.
 macro_rules! configurations {
     ($( $konst:ident, $hasher:ident : {
-        name: $name:literal, about: $about:literal, lanes: $lanes:literal,
-        lane_fifo_bits: $fb:literal, clock_mhz: $mhz:literal, uart_baud: $baud:literal,
+        name: $name:literal, about: $about:literal, hasher: $kind:ident $shape:tt,
+        clock_mhz: $mhz:literal, uart_baud: $baud:literal,
         index_fsms: $fsms:literal, index_bucket_bits: $bb:literal, index_table_on_chip: $onchip:literal,
         ftl_staged_requests: $staged:literal, ftl_reads_ahead: $ahead:literal $(,)?
     } ),+ $(,)?) => {
         $(
             #[doc = $about]
             pub const $konst: Config = Config {
-                name: $name, about: $about, lanes: $lanes, lane_fifo_bits: $fb,
+                name: $name, about: $about,
+                lanes: hasher_entry!(lanes, $kind $shape),
+                lane_fifo_bits: hasher_entry!(fifo_bits, $kind $shape),
+                page_stream_bits: hasher_entry!(stream_bits, $kind $shape),
                 clock_mhz: $mhz, uart_baud: $baud,
                 index_fsms: $fsms, index_bucket_bits: $bb, index_table_on_chip: $onchip,
                 ftl_staged_requests: $staged, ftl_reads_ahead: $ahead,
             };
             #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
-            pub type $hasher = lane_generics!(crate::sha1::Sha1Hasher, $lanes, $fb);
+            pub type $hasher = hasher_entry!(hasher, $kind $shape);
         )+
 
         /// Every configuration, in the order they are documented.
@@ -142,18 +199,18 @@ macro_rules! configurations {
         pub fn core_verilog(config: &Config) -> String {
             match config.name {
                 $($name => crate::verilog::top_verilog(
-                    <lane_generics!(crate::ftl::ditto_core::DittoCore, $lanes, $fb, $fsms)>::for_config(config)),)+
+                    <hasher_entry!(core $fsms, $kind $shape)>::for_config(config)),)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }
 
         /// Verilog of the whole-core board top of `config` built with
         /// `setup` (the core behind the framed UART link), for
-        /// configurations whose index table is on chip.
+        /// configurations whose index table is on chip and whose hasher
+        /// takes 32-bit words.
         pub fn core_board_verilog(config: &Config, setup: &crate::board::BoardSetup) -> Option<String> {
             match config.name {
-                $($name => $onchip.then(|| crate::verilog::top_verilog(
-                    <lane_generics!(crate::board::CoreBoardTop, $lanes, $fb, $fsms, { $bb + 3 }, $bb)>::new(config, setup))),)+
+                $($name => board_top_verilog!(config, setup, $onchip, $fsms, $bb, $kind $shape),)+
                 other => unreachable!("configuration {other} is declared in ALL"),
             }
         }
@@ -164,14 +221,14 @@ configurations! {
     CU, CuHasher: {
         name: "cu",
         about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with one lookup FSM; the FTL controller's memory requests staged for the link to the host.",
-        lanes: 1, lane_fifo_bits: 0, clock_mhz: 100, uart_baud: 1_000_000,
+        hasher: words(1, 0), clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 1, index_bucket_bits: 9, index_table_on_chip: true,
         ftl_staged_requests: true, ftl_reads_ahead: false,
     },
     LARGE, LargeHasher: {
         name: "large",
-        about: "Simulation and larger FPGAs: four SHA-1 lanes, each with a one-page (1,024-word) FIFO; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
-        lanes: 4, lane_fifo_bits: 10, clock_mhz: 100, uart_baud: 1_000_000,
+        about: "Simulation and larger FPGAs (the ECP5-85F): a 256-bit page stream into sixteen SHA-1 lanes in four groups around shared page buffers; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
+        hasher: beats(4), clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 8, index_bucket_bits: 12, index_table_on_chip: false,
         ftl_staged_requests: false, ftl_reads_ahead: true,
     },
@@ -201,5 +258,22 @@ mod tests {
         let err = by_name("huge").unwrap_err();
         assert_eq!(err.to_string(), "unknown configuration `huge`; known configurations: cu, large");
         assert_eq!(by_name("cu").unwrap(), CU);
+    }
+
+    /// What a configuration says of its hasher agrees with the hasher it
+    /// builds: the stream's width in the Verilog, the lanes, the limit.
+    #[test]
+    fn each_configuration_describes_the_hasher_it_builds() {
+        assert_eq!((CU.lanes, CU.page_stream_bits, CU.page_stream_transfers()), (1, 32, 1024));
+        assert_eq!(CU.hasher_cycles_per_page_limit(), 5200.0);
+        assert_eq!((LARGE.lanes, LARGE.page_stream_bits, LARGE.page_stream_transfers()), (16, 256, 128));
+        assert_eq!(LARGE.hasher_cycles_per_page_limit(), 325.0);
+        for config in ALL {
+            let verilog = hasher_verilog(config);
+            let port = if config.page_stream_bits == 32 { "page$word" } else { "page$beat" };
+            let width = config.page_stream_bits - 1;
+            let declaration = format!("input wire  [{width}:0] {port}");
+            assert!(verilog.contains(&declaration), "{}: no `{declaration}`", config.name);
+        }
     }
 }

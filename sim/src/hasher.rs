@@ -4,7 +4,8 @@
 //! Verilog, collects digests, and accounts cycles.
 use crate::built::BuiltModel;
 use crate::model::{Model, PortId, SimError};
-use ditto_hw::sha1::{PAGE_BYTES, PAGE_WORDS};
+use crate::stream::PageStream;
+use ditto_hw::sha1::PAGE_BYTES;
 use ditto_hw::Config;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -108,13 +109,11 @@ enum Origin {
 pub struct HasherSim {
     model: Model,
     origin: Origin,
-    /// 32-bit words a handshake of the page stream moves (1, or 8 for a
-    /// wide hasher's 256-bit beat).
-    words_per_beat: usize,
+    /// The page stream's data input (32-bit words or 256-bit beats).
+    stream: PageStream,
     /// Clocks after reset within which the stream must be ready.
     reset_clocks: usize,
     reset: PortId,
-    word_in: PortId,
     word_valid: PortId,
     word_ready: PortId,
     digest: PortId,
@@ -137,7 +136,7 @@ impl HasherSim {
     /// Drives `model`, a hasher of `config`'s shape (a built one: a mutant),
     /// reset and ready for pages.
     pub fn attach(model: Model, config: &Config) -> Result<Self, SimError> {
-        Self::attach_origin(model, Origin::Config(*config), "page$word", 4 * config.lane_fifo_words() + 16)
+        Self::attach_origin(model, Origin::Config(*config), 4 * config.lane_fifo_words() + 16)
     }
 
     /// A wide hasher of `lanes` lanes (a multiple of four, 4 to 64), reset
@@ -153,16 +152,14 @@ impl HasherSim {
             detail: "no `module top`".into(),
         })?;
         let model = BuiltModel::cached(&name, &verilog, &ports)?;
-        Ok(Self::attach_origin(model.instance(), Origin::Wide { lanes, built: model }, "page$beat", 16)?)
+        Ok(Self::attach_origin(model.instance(), Origin::Wide { lanes, built: model }, 16)?)
     }
 
-    fn attach_origin(model: Model, origin: Origin, stream: &str, reset_clocks: usize) -> Result<Self, SimError> {
-        let word_in = model.input(stream)?;
+    fn attach_origin(model: Model, origin: Origin, reset_clocks: usize) -> Result<Self, SimError> {
         let mut sim = Self {
             reset: model.input("reset")?,
-            words_per_beat: model.width(word_in) as usize / 32,
+            stream: PageStream::find(&model)?,
             reset_clocks,
-            word_in,
             word_valid: model.input("page$valid")?,
             word_ready: model.port("page$ready")?,
             digest: model.port("digest")?,
@@ -177,16 +174,14 @@ impl HasherSim {
 
     /// 32-bit words a handshake of the page stream moves.
     pub fn words_per_beat(&self) -> usize {
-        self.words_per_beat
+        self.stream.words_per_transfer()
     }
 
     /// A fresh hasher like this one on a model that writes waveforms.
     fn traced_twin(&self) -> Result<HasherSim, SimError> {
         match self.origin {
             Origin::Config(config) => HasherSim::new_traced(&config),
-            Origin::Wide { built, .. } => {
-                Self::attach_origin(built.instance(), self.origin, "page$beat", self.reset_clocks)
-            }
+            Origin::Wide { built, .. } => Self::attach_origin(built.instance(), self.origin, self.reset_clocks),
         }
     }
 
@@ -239,11 +234,9 @@ impl HasherSim {
         // on how long the other side runs.
         let mut word_rng = ChaCha8Rng::seed_from_u64(stalls.seed);
         let mut digest_rng = ChaCha8Rng::seed_from_u64(stalls.seed ^ 0x9e37_79b9_7f4a_7c15);
-        let per_beat = self.words_per_beat;
-        let page_beats = PAGE_WORDS / per_beat;
+        let page_beats = self.stream.transfers_per_page();
         let total_beats = pages.len() * page_beats;
         let (mut beat, mut last_progress) = (0usize, 0u64);
-        let mut beat_words = vec![0u32; per_beat];
         let mut digests = Vec::with_capacity(pages.len());
         let mut timing = Vec::with_capacity(pages.len());
         while digests.len() < pages.len() {
@@ -251,18 +244,7 @@ impl HasherSim {
             let offer = beat < total_beats && (stalls.word_valid >= 1.0 || word_rng.gen_bool(stalls.word_valid));
             let take = stalls.digest_ready >= 1.0 || digest_rng.gen_bool(stalls.digest_ready);
             if offer {
-                let (page, at) = (beat / page_beats, (beat % page_beats) * 4 * per_beat);
-                let bytes = &pages[page][at..at + 4 * per_beat];
-                // The beat's first word in its top bits: the port's words
-                // go least significant first.
-                for (i, word) in bytes.chunks_exact(4).enumerate() {
-                    beat_words[per_beat - 1 - i] = u32::from_be_bytes(word.try_into().unwrap());
-                }
-                if per_beat == 1 {
-                    self.model.set(self.word_in, beat_words[0] as u64);
-                } else {
-                    self.model.set_words(self.word_in, &beat_words);
-                }
+                self.stream.load(&mut self.model, &pages[beat / page_beats], beat % page_beats);
             }
             self.model.set(self.word_valid, offer as u64);
             self.model.set(self.digest_ready, take as u64);
@@ -297,7 +279,7 @@ impl HasherSim {
                 return Err(HashError::Hang {
                     cycle: now,
                     idle_cycles: HANG_CYCLES,
-                    words: beat * per_beat,
+                    words: beat * self.stream.words_per_transfer(),
                     digests: digests.len(),
                 });
             }

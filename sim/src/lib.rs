@@ -12,6 +12,7 @@ pub mod hasher;
 pub mod index;
 pub mod model;
 pub mod shim;
+pub mod stream;
 pub mod testkit;
 pub mod uart;
 

@@ -2,6 +2,7 @@
 //! crate: fixed pages, 10,000+ seeded random pages with random stalls on both
 //! handshakes, reset in the middle of a page, and the waveform a failure writes.
 use ditto_sim::hasher::{first_mismatch, sha1_of, HashError, HasherSim, Recording, Stalls};
+use ditto_sim::stream::PageStream;
 use ditto_sim::testkit as common;
 
 #[test]
@@ -42,20 +43,19 @@ fn reset_mid_page_drops_the_partial_page() {
         let first: Vec<[u8; 4096]> = (0..3).map(|_| common::random_page(&mut rng)).collect();
         // Start three pages, then reset after a page and a half has gone in.
         let m = sim.model_mut();
-        let (word_in, word_valid, reset) =
-            (m.input("page$word").unwrap(), m.input("page$valid").unwrap(), m.input("reset").unwrap());
+        let stream = PageStream::find(m).unwrap();
+        let per_page = stream.transfers_per_page();
+        let (word_valid, reset) = (m.input("page$valid").unwrap(), m.input("reset").unwrap());
         let word_ready = m.port("page$ready").unwrap();
         let digest_ready = m.input("digest_ready").unwrap();
         m.set(digest_ready, 1);
         let mut sent = 0;
         for cycle in 0.. {
-            assert!(cycle < 100_000, "{}: only {sent} words taken", cfg.name);
-            if sent == 1536 {
+            assert!(cycle < 100_000, "{}: only {sent} transfers taken", cfg.name);
+            if sent == per_page + per_page / 2 {
                 break;
             }
-            let page = &first[sent / 1024];
-            let at = (sent % 1024) * 4;
-            m.set(word_in, u32::from_be_bytes(page[at..at + 4].try_into().unwrap()) as u64);
+            stream.load(m, &first[sent / per_page], sent % per_page);
             m.set(word_valid, 1);
             m.eval();
             if m.get(word_ready) == 1 {

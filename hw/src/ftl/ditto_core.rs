@@ -1,16 +1,23 @@
-//! `DittoCore<L, NB, FB, FBP1, M>`: the whole core. SHA-1 lanes, the
-//! fingerprint index (`M` lookup FSMs) and the FTL remap controller
-//! ([`FtlController`]), behind one command port and one page stream.
+//! The whole core: SHA-1 lanes, the fingerprint index (`M` lookup FSMs)
+//! and the FTL remap controller ([`FtlController`]), behind one command
+//! port and one page stream. It comes in two flavours that differ only in
+//! the page stream and the hasher behind it (one body serves both):
+//! - `DittoCore<L, NB, FB, FBP1, M>`: a 32-bit stream into
+//!   [`Sha1Hasher`] (`L` lanes with their FIFOs);
+//! - `DittoWideCore<G, M>`: a 256-bit stream into
+//!   [`Sha1WideHasher`] (`4 G` lanes around shared page buffers).
 //!
 //! Ports:
 //! - `cmd`: a command (op, tag, lpa, fp; see [`super::Op`]). It waits in a
 //!   one-command slot; `cmd.ready` is high when the slot is empty. A `WRITE`
 //!   leaves the slot for the controller (as a `WRITE_FP`) once the digest of
 //!   its page is out of the hasher; other commands leave it at once.
-//! - `page`: the pages of the `WRITE`s, in command order, 1,024 big-endian
-//!   32-bit words each. Pages stream into the SHA-1 lanes independently of
-//!   the command slot, so later pages are hashed while earlier ones are being
-//!   decided: the lanes' FIFOs are the page buffer.
+//! - `page`: the pages of the `WRITE`s, in command order: 1,024 big-endian
+//!   32-bit words each, or 128 256-bit beats (the page's first byte in
+//!   bits 255..248 of its first beat). Pages stream into the SHA-1 lanes
+//!   independently of the command slot, so later pages are hashed while
+//!   earlier ones are being decided: the lanes' FIFOs (or the wide
+//!   hasher's page slots) are the page buffer.
 //! - `rsp`, `mv`, `cleaned`, `idle` (and no command held), `cfg`: as
 //!   in [`FtlController`]; its counters are read with `STATS`.
 //!   `idx_stats`: the index's counters.
@@ -30,201 +37,212 @@ use crate::index::fp_index::FpIndex;
 use crate::index::CMD_TAG_BITS;
 use crate::ports::{
     FpStoreController, FtlCommandSink, FtlMemController, FtlResponseSource, FtlSettings, IndexCommandSource,
-    IndexCounters, IndexResponseSource, MoveSource, PageWordSink, TableController,
+    IndexCounters, IndexResponseSource, MoveSource, PageBeatSink, PageWordSink, TableController,
 };
+use crate::sha1::wide::Sha1WideHasher;
 use crate::sha1::Sha1Hasher;
 use rust_hdl::prelude::*;
 
-/// The whole core with the FTL controller ([`FtlController`]).
-#[derive(LogicBlock)]
-pub struct DittoCore<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub bloom_enable: Signal<In, Bit>,
-    pub fsm_limit_log2: Signal<In, Bits<3>>,
-    pub cfg: FtlSettings,
+/// Declares one flavour of the core: its name and generics, its page
+/// port and its hasher. The body is the same for every flavour.
+macro_rules! ditto_core {
+    ($(#[$meta:meta])* $name:ident<$($g:ident),*>, page: $page:ident, hasher: $hasher:ty) => {
+        $(#[$meta])*
+        #[derive(LogicBlock)]
+        pub struct $name<$(const $g: usize),*> {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, Bit>,
+            pub bloom_enable: Signal<In, Bit>,
+            pub fsm_limit_log2: Signal<In, Bits<3>>,
+            pub cfg: FtlSettings,
 
-    pub cmd: FtlCommandSink,
-    pub page: PageWordSink,
-    pub page_drop: Signal<In, Bit>,
-    pub cleaner_hold: Signal<In, Bit>,
+            pub cmd: FtlCommandSink,
+            pub page: $page,
+            pub page_drop: Signal<In, Bit>,
+            pub cleaner_hold: Signal<In, Bit>,
 
-    pub rsp: FtlResponseSource,
-    pub mv: MoveSource,
-    pub cleaned: Signal<Out, Bit>,
-    pub idle: Signal<Out, Bit>,
-    pub idx_stats: IndexCounters,
+            pub rsp: FtlResponseSource,
+            pub mv: MoveSource,
+            pub cleaned: Signal<Out, Bit>,
+            pub idle: Signal<Out, Bit>,
+            pub idx_stats: IndexCounters,
 
-    pub tbl: TableController,
-    pub fp: FpStoreController,
-    pub mem: FtlMemController,
+            pub tbl: TableController,
+            pub fp: FpStoreController,
+            pub mem: FtlMemController,
 
-    hasher: Sha1Hasher<L, NB, FB, FBP1>,
-    index: FpIndex<M>,
-    ftl: FtlController,
-    held: DFF<Bit>,
-    held_op: DFF<Bits<3>>,
-    held_tag: DFF<Bits<CMD_TAG_BITS>>,
-    held_lpa: DFF<Bits<ADDR_BITS>>,
-    /// The command's fingerprint; a WRITE's is its page's digest, copied
-    /// while the command waits for it.
-    held_fp: DFF<Bits<160>>,
-    drops: DFF<Bits<2>>,
-    /// The slot's command is offered to the controller: registered, so the
-    /// hasher's digest handshake is not on the controller's enables. It
-    /// rises a clock after the command can leave, and falls as it leaves.
-    offer: DFF<Bit>,
-    /// The hasher's digest is consumed (taken by the controller with its
-    /// `WRITE`, or dropped): registered, so the hasher's handshake does not
-    /// loop through this slot in one clock. No decision is made on the
-    /// digest while its consumption is under way.
-    consume: DFF<Bit>,
-    is_write: Signal<Local, Bit>,
-    dropping: Signal<Local, Bit>,
+            hasher: $hasher,
+            index: FpIndex<M>,
+            ftl: FtlController,
+            held: DFF<Bit>,
+            held_op: DFF<Bits<3>>,
+            held_tag: DFF<Bits<CMD_TAG_BITS>>,
+            held_lpa: DFF<Bits<ADDR_BITS>>,
+            /// The command's fingerprint; a WRITE's is its page's digest, copied
+            /// while the command waits for it.
+            held_fp: DFF<Bits<160>>,
+            drops: DFF<Bits<2>>,
+            /// The slot's command is offered to the controller: registered, so the
+            /// hasher's digest handshake is not on the controller's enables. It
+            /// rises a clock after the command can leave, and falls as it leaves.
+            offer: DFF<Bit>,
+            /// The hasher's digest is consumed (taken by the controller with its
+            /// `WRITE`, or dropped): registered, so the hasher's handshake does not
+            /// loop through this slot in one clock. No decision is made on the
+            /// digest while its consumption is under way.
+            consume: DFF<Bit>,
+            is_write: Signal<Local, Bit>,
+            dropping: Signal<Local, Bit>,
+        }
+
+        impl<$(const $g: usize),*> $name<$($g),*> {
+            /// The core with an index of `2^bucket_bits` buckets.
+            pub fn new(bucket_bits: usize) -> Self {
+                Self {
+                    clock: Default::default(),
+                    reset: Default::default(),
+                    bloom_enable: Default::default(),
+                    fsm_limit_log2: Default::default(),
+                    cfg: Default::default(),
+                    cmd: Default::default(),
+                    page: Default::default(),
+                    page_drop: Default::default(),
+                    cleaner_hold: Default::default(),
+                    rsp: Default::default(),
+                    mv: Default::default(),
+                    cleaned: Default::default(),
+                    idle: Default::default(),
+                    idx_stats: Default::default(),
+                    tbl: Default::default(),
+                    fp: Default::default(),
+                    mem: Default::default(),
+                    hasher: Default::default(),
+                    index: FpIndex::new(bucket_bits),
+                    ftl: FtlController::new(bucket_bits + 3),
+                    held: Default::default(),
+                    held_op: Default::default(),
+                    held_tag: Default::default(),
+                    held_lpa: Default::default(),
+                    held_fp: Default::default(),
+                    drops: Default::default(),
+                    offer: Default::default(),
+                    consume: Default::default(),
+                    is_write: Default::default(),
+                    dropping: Default::default(),
+                }
+            }
+        }
+
+        impl<$(const $g: usize),*> Logic for $name<$($g),*> {
+            #[hdl_gen]
+            fn update(&mut self) {
+                dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp, drops, offer, consume);
+                self.hasher.clock.next = self.clock.val();
+                self.hasher.reset.next = self.reset.val();
+                self.index.clock.next = self.clock.val();
+                self.index.reset.next = self.reset.val() | self.ftl.idx_reset.val();
+                self.ftl.clock.next = self.clock.val();
+                self.ftl.reset.next = self.reset.val();
+
+                // Pages into the lanes.
+                $page::link(&mut self.page, &mut self.hasher.page);
+
+                // The command slot; a WRITE leaves it with its page's digest.
+                self.cmd.ready.next = !self.held.q.val();
+                if !self.held.q.val() & self.cmd.valid.val() {
+                    self.held.d.next = true;
+                    self.held_op.d.next = self.cmd.op.val();
+                    self.held_tag.d.next = self.cmd.tag.val();
+                    self.held_lpa.d.next = self.cmd.lpa.val();
+                    self.held_fp.d.next = self.cmd.fp.val();
+                }
+                self.is_write.next = self.held_op.q.val() == 0;
+                // A WRITE's fingerprint is its page's digest, followed until the
+                // command is offered: the digest then stays put until consumed, and
+                // the controller reads a register rather than the hasher's state.
+                if self.held.q.val() & self.is_write.val() & !self.offer.q.val() {
+                    self.held_fp.d.next = self.hasher.digest.val();
+                }
+                // Abandoned pages' digests are discarded, in page order, before any
+                // WRITE takes one.
+                self.dropping.next = (self.drops.q.val() != 0) & self.hasher.digest_valid.val() & !self.consume.q.val();
+                if self.page_drop.val() & !self.dropping.val() {
+                    self.drops.d.next = self.drops.q.val() + 1;
+                } else if !self.page_drop.val() & self.dropping.val() {
+                    self.drops.d.next = self.drops.q.val() - 1;
+                }
+                // Once offered, the command stays ready to leave (the digest waits in
+                // the hasher until taken; a drop is for a page streamed earlier).
+                self.offer.d.next = self.held.q.val()
+                    & (!self.is_write.val()
+                        | (self.hasher.digest_valid.val() & (self.drops.q.val() == 0) & !self.consume.q.val()));
+                self.ftl.cmd.valid.next = self.offer.q.val();
+                self.ftl.cmd.tag.next = self.held_tag.q.val();
+                self.ftl.cmd.lpa.next = self.held_lpa.q.val();
+                self.ftl.cmd.fp.next = self.held_fp.q.val();
+                self.ftl.cmd.op.next = self.held_op.q.val();
+                if self.is_write.val() {
+                    self.ftl.cmd.op.next = 1.into();
+                }
+                self.consume.d.next =
+                    self.dropping.val() | (self.offer.q.val() & self.is_write.val() & self.ftl.cmd.ready.val());
+                self.hasher.digest_ready.next = self.consume.q.val();
+                if self.ftl.cmd.valid.val() & self.ftl.cmd.ready.val() {
+                    self.held.d.next = false;
+                    self.offer.d.next = false;
+                }
+                if self.reset.val() {
+                    self.held.d.next = false;
+                    self.offer.d.next = false;
+                    self.consume.d.next = false;
+                    self.drops.d.next = 0.into();
+                }
+
+                // The controller's configuration and ports.
+                self.ftl.cleaner_hold.next = self.cleaner_hold.val();
+                FtlSettings::link(&mut self.cfg, &mut self.ftl.cfg);
+                FtlResponseSource::link(&mut self.rsp, &mut self.ftl.rsp);
+                MoveSource::link(&mut self.mv, &mut self.ftl.mv);
+                self.cleaned.next = self.ftl.cleaned.val();
+                self.idle.next = self.ftl.idle.val() & !self.held.q.val();
+                FtlMemController::link(&mut self.mem, &mut self.ftl.mem);
+
+                // The index, driven by the controller.
+                self.index.bloom_enable.next = self.bloom_enable.val();
+                self.index.fsm_limit_log2.next = self.fsm_limit_log2.val();
+                IndexCommandSource::join(&mut self.ftl.idx_cmd, &mut self.index.cmd);
+                IndexResponseSource::join(&mut self.index.rsp, &mut self.ftl.idx_rsp);
+                IndexCounters::link(&mut self.idx_stats, &mut self.index.stats);
+                TableController::link(&mut self.tbl, &mut self.index.tbl);
+                FpStoreController::link(&mut self.fp, &mut self.index.fp);
+            }
+        }
+
+        impl<$(const $g: usize),*> $name<$($g),*> {
+            /// The core as `config` builds it: its index's buckets, and the
+            /// controller's memory requests staged ([`FtlController::staged`]) and
+            /// its reads ahead ([`FtlController::reading_ahead`]) as
+            /// `ftl_staged_requests` and `ftl_reads_ahead` say.
+            pub fn for_config(config: &crate::Config) -> Self {
+                let mut core = Self::new(config.index_bucket_bits);
+                if config.ftl_staged_requests {
+                    core.ftl = core.ftl.staged();
+                }
+                if config.ftl_reads_ahead {
+                    core.ftl = core.ftl.reading_ahead();
+                }
+                core
+            }
+        }
+    };
 }
 
-impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize>
-    DittoCore<L, NB, FB, FBP1, M>
-{
-    /// The core with an index of `2^bucket_bits` buckets.
-    pub fn new(bucket_bits: usize) -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            bloom_enable: Default::default(),
-            fsm_limit_log2: Default::default(),
-            cfg: Default::default(),
-            cmd: Default::default(),
-            page: Default::default(),
-            page_drop: Default::default(),
-            cleaner_hold: Default::default(),
-            rsp: Default::default(),
-            mv: Default::default(),
-            cleaned: Default::default(),
-            idle: Default::default(),
-            idx_stats: Default::default(),
-            tbl: Default::default(),
-            fp: Default::default(),
-            mem: Default::default(),
-            hasher: Default::default(),
-            index: FpIndex::new(bucket_bits),
-            ftl: FtlController::new(bucket_bits + 3),
-            held: Default::default(),
-            held_op: Default::default(),
-            held_tag: Default::default(),
-            held_lpa: Default::default(),
-            held_fp: Default::default(),
-            drops: Default::default(),
-            offer: Default::default(),
-            consume: Default::default(),
-            is_write: Default::default(),
-            dropping: Default::default(),
-        }
-    }
+ditto_core! {
+    /// The whole core over a 32-bit page stream and [`Sha1Hasher`].
+    DittoCore<L, NB, FB, FBP1, M>, page: PageWordSink, hasher: Sha1Hasher<L, NB, FB, FBP1>
 }
 
-impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize> Logic
-    for DittoCore<L, NB, FB, FBP1, M>
-{
-    #[hdl_gen]
-    fn update(&mut self) {
-        dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp, drops, offer, consume);
-        self.hasher.clock.next = self.clock.val();
-        self.hasher.reset.next = self.reset.val();
-        self.index.clock.next = self.clock.val();
-        self.index.reset.next = self.reset.val() | self.ftl.idx_reset.val();
-        self.ftl.clock.next = self.clock.val();
-        self.ftl.reset.next = self.reset.val();
-
-        // Pages into the lanes.
-        PageWordSink::link(&mut self.page, &mut self.hasher.page);
-
-        // The command slot; a WRITE leaves it with its page's digest.
-        self.cmd.ready.next = !self.held.q.val();
-        if !self.held.q.val() & self.cmd.valid.val() {
-            self.held.d.next = true;
-            self.held_op.d.next = self.cmd.op.val();
-            self.held_tag.d.next = self.cmd.tag.val();
-            self.held_lpa.d.next = self.cmd.lpa.val();
-            self.held_fp.d.next = self.cmd.fp.val();
-        }
-        self.is_write.next = self.held_op.q.val() == 0;
-        // A WRITE's fingerprint is its page's digest, followed until the
-        // command is offered: the digest then stays put until consumed, and
-        // the controller reads a register rather than the hasher's state.
-        if self.held.q.val() & self.is_write.val() & !self.offer.q.val() {
-            self.held_fp.d.next = self.hasher.digest.val();
-        }
-        // Abandoned pages' digests are discarded, in page order, before any
-        // WRITE takes one.
-        self.dropping.next = (self.drops.q.val() != 0) & self.hasher.digest_valid.val() & !self.consume.q.val();
-        if self.page_drop.val() & !self.dropping.val() {
-            self.drops.d.next = self.drops.q.val() + 1;
-        } else if !self.page_drop.val() & self.dropping.val() {
-            self.drops.d.next = self.drops.q.val() - 1;
-        }
-        // Once offered, the command stays ready to leave (the digest waits in
-        // the hasher until taken; a drop is for a page streamed earlier).
-        self.offer.d.next = self.held.q.val()
-            & (!self.is_write.val()
-                | (self.hasher.digest_valid.val() & (self.drops.q.val() == 0) & !self.consume.q.val()));
-        self.ftl.cmd.valid.next = self.offer.q.val();
-        self.ftl.cmd.tag.next = self.held_tag.q.val();
-        self.ftl.cmd.lpa.next = self.held_lpa.q.val();
-        self.ftl.cmd.fp.next = self.held_fp.q.val();
-        self.ftl.cmd.op.next = self.held_op.q.val();
-        if self.is_write.val() {
-            self.ftl.cmd.op.next = 1.into();
-        }
-        self.consume.d.next =
-            self.dropping.val() | (self.offer.q.val() & self.is_write.val() & self.ftl.cmd.ready.val());
-        self.hasher.digest_ready.next = self.consume.q.val();
-        if self.ftl.cmd.valid.val() & self.ftl.cmd.ready.val() {
-            self.held.d.next = false;
-            self.offer.d.next = false;
-        }
-        if self.reset.val() {
-            self.held.d.next = false;
-            self.offer.d.next = false;
-            self.consume.d.next = false;
-            self.drops.d.next = 0.into();
-        }
-
-        // The controller's configuration and ports.
-        self.ftl.cleaner_hold.next = self.cleaner_hold.val();
-        FtlSettings::link(&mut self.cfg, &mut self.ftl.cfg);
-        FtlResponseSource::link(&mut self.rsp, &mut self.ftl.rsp);
-        MoveSource::link(&mut self.mv, &mut self.ftl.mv);
-        self.cleaned.next = self.ftl.cleaned.val();
-        self.idle.next = self.ftl.idle.val() & !self.held.q.val();
-        FtlMemController::link(&mut self.mem, &mut self.ftl.mem);
-
-        // The index, driven by the controller.
-        self.index.bloom_enable.next = self.bloom_enable.val();
-        self.index.fsm_limit_log2.next = self.fsm_limit_log2.val();
-        IndexCommandSource::join(&mut self.ftl.idx_cmd, &mut self.index.cmd);
-        IndexResponseSource::join(&mut self.index.rsp, &mut self.ftl.idx_rsp);
-        IndexCounters::link(&mut self.idx_stats, &mut self.index.stats);
-        TableController::link(&mut self.tbl, &mut self.index.tbl);
-        FpStoreController::link(&mut self.fp, &mut self.index.fp);
-    }
-}
-
-impl<const L: usize, const NB: usize, const FB: usize, const FBP1: usize, const M: usize>
-    DittoCore<L, NB, FB, FBP1, M>
-{
-    /// The core as `config` builds it: its index's buckets, and the
-    /// controller's memory requests staged ([`FtlController::staged`]) and
-    /// its reads ahead ([`FtlController::reading_ahead`]) as
-    /// `ftl_staged_requests` and `ftl_reads_ahead` say.
-    pub fn for_config(config: &crate::Config) -> Self {
-        let mut core = Self::new(config.index_bucket_bits);
-        if config.ftl_staged_requests {
-            core.ftl = core.ftl.staged();
-        }
-        if config.ftl_reads_ahead {
-            core.ftl = core.ftl.reading_ahead();
-        }
-        core
-    }
+ditto_core! {
+    /// The whole core over a 256-bit page stream and [`Sha1WideHasher`].
+    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>
 }

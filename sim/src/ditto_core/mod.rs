@@ -12,6 +12,7 @@
 //! every LPA must read back its last content.
 use crate::hasher::hex;
 use crate::index::{fp_words, IndexError, MemPins, MemPort, MemTiming};
+use crate::stream::PageStream;
 use crate::{Model, PortId, SimError};
 use ditto_hw::ftl::flash::Relocation;
 use ditto_hw::ftl::model::{Command, CoreModel, Response};
@@ -139,6 +140,8 @@ pub struct CoreSim<M: BorrowMut<Model>> {
     config: Config,
     setup: CoreSetup,
     pins: Pins,
+    /// The page stream's data input (32-bit words or 256-bit beats).
+    stream: PageStream,
     cleaner_hold: PortId,
     idx_stat_ports: Vec<PortId>,
     tbl: (MemPins, MemPort),
@@ -167,7 +170,6 @@ struct Pins {
     cmd_tag: PortId,
     cmd_lpa: PortId,
     cmd_fp: PortId,
-    page_word: PortId,
     page_valid: PortId,
     page_ready: PortId,
     rsp_valid: PortId,
@@ -220,7 +222,6 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             cmd_tag: i("cmd$tag")?,
             cmd_lpa: i("cmd$lpa")?,
             cmd_fp: i("cmd$fp")?,
-            page_word: i("page$word")?,
             page_valid: i("page$valid")?,
             page_ready: p("page$ready")?,
             rsp_valid: p("rsp$valid")?,
@@ -243,6 +244,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             mem_rsp_valid: i("mem$rsp_valid")?,
             mem_rsp_rdata: i("mem$rsp_rdata")?,
         };
+        let stream = PageStream::find(model_ref)?;
         let cleaner_hold = i("cleaner_hold")?;
         let idx_stat_ports = ["commands", "bloom_negatives", "false_positives", "rebuilds", "signature_misses"]
             .iter()
@@ -259,6 +261,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             config: *config,
             setup,
             pins,
+            stream,
             cleaner_hold,
             idx_stat_ports,
             tbl,
@@ -450,8 +453,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             let page_offer = next_page < pages.len() && (traffic.page_valid >= 1.0 || rng.gen_bool(traffic.page_valid));
             if page_offer {
                 let page = jobs[pages[next_page]].page.as_ref().unwrap();
-                let w = u32::from_be_bytes(page[4 * word..4 * word + 4].try_into().unwrap());
-                self.model.borrow_mut().set(p.page_word, w as u64);
+                self.stream.load(self.model.borrow_mut(), &page[..], word);
             }
             self.model.borrow_mut().set(p.page_valid, page_offer as u64);
             let take = traffic.rsp_ready >= 1.0 || rng.gen_bool(traffic.rsp_ready);
@@ -468,7 +470,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             }
             if page_offer && self.model.borrow_mut().get(p.page_ready) == 1 {
                 word += 1;
-                if word == 1024 {
+                if word == self.stream.transfers_per_page() {
                     run.page_done_at[pages[next_page]] = Some(now - start);
                     word = 0;
                     next_page += 1;

@@ -172,9 +172,10 @@ pub(crate) enum Command {
         /// Where the syntheses write their outputs.
         #[arg(long, default_value = "out/figures")]
         out: PathBuf,
-        /// Pages per benchmark stream (hasher and whole core).
-        #[arg(long, default_value_t = 64)]
-        pages: usize,
+        /// Pages per benchmark stream (hasher and whole core); default 64,
+        /// or 8 x lanes + 4 where that is more.
+        #[arg(long)]
+        pages: Option<usize>,
         /// Regenerate only these blocks (repeatable): `tables` (the
         /// cosimulation benchmarks and the Cu's syntheses, about a quarter
         /// of an hour), `speed` (the ULX3S syntheses and the software peer,
@@ -378,9 +379,10 @@ pub(crate) enum BenchCommand {
         /// A configuration name, or `all`.
         #[arg(long, default_value = "all")]
         config: String,
-        /// Random pages hashed.
-        #[arg(long, default_value_t = 64)]
-        pages: usize,
+        /// Random pages hashed; default 64, or 8 x lanes + 4 where that
+        /// is more.
+        #[arg(long)]
+        pages: Option<usize>,
         /// Seed of the random pages and stalls.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -397,9 +399,10 @@ pub(crate) enum BenchCommand {
         /// A configuration name, or `all`.
         #[arg(long, default_value = "all")]
         config: String,
-        /// Full pages per stream.
-        #[arg(long, default_value_t = 64)]
-        pages: usize,
+        /// Full pages per stream; default 64, or 8 x lanes + 4 where that
+        /// is more (eight rounds of the lanes).
+        #[arg(long)]
+        pages: Option<usize>,
         /// Read latency of the memories, in cycles.
         #[arg(long, default_value_t = 2)]
         latency: u64,
@@ -477,9 +480,10 @@ pub(crate) enum BenchCommand {
         /// pages (the last zero-filled); at least 1,024 pages (4 MiB).
         #[arg(long)]
         file: Option<PathBuf>,
-        /// Full pages per cosimulated stream (all-unique, all-duplicate).
-        #[arg(long, default_value_t = 64)]
-        stream_pages: usize,
+        /// Full pages per cosimulated stream (all-unique, all-duplicate);
+        /// default 64, or 8 x lanes + 4 where that is more.
+        #[arg(long)]
+        stream_pages: Option<usize>,
         /// A `ditto synth` report (`DIR/report.json`) of this configuration
         /// whose Fmax is Ditto's clock; default: the configuration's clock.
         #[arg(long)]

@@ -464,9 +464,15 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Bench { what: BenchCommand::Hasher { config, pages, seed, json } } => {
+            let configs = configs(&config)?;
+            let pages_of =
+                |cfg: &ditto_hw::Config| pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(cfg));
+            for cfg in &configs {
+                bench::check_hasher_pages(cfg, pages_of(cfg))?;
+            }
             let mut results = Vec::new();
-            for cfg in configs(&config)? {
-                let r = bench::bench_hasher(&cfg, pages, seed)?;
+            for cfg in &configs {
+                let r = bench::bench_hasher(cfg, pages_of(cfg), seed)?;
                 if !json {
                     println!(
                         "{}: lanes {} steady {:.1} cycles/page ({:.2}/block, limit {:.0}), latency {} cycles, cosim {:.2} M cycles/s",
@@ -496,9 +502,15 @@ fn run(command: Command) -> Result<()> {
             }
         }
         Command::Bench { what: BenchCommand::Core { config, pages, latency, seed, json } } => {
+            let configs = configs(&config)?;
+            let pages_of =
+                |cfg: &ditto_hw::Config| pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(cfg));
+            for cfg in &configs {
+                ditto_host::core_bench::check_stream_pages(cfg, pages_of(cfg))?;
+            }
             let mut results = Vec::new();
-            for cfg in configs(&config)? {
-                results.extend(ditto_host::core_bench::core_suite(&cfg, pages, latency, seed)?);
+            for cfg in &configs {
+                results.extend(ditto_host::core_bench::core_suite(cfg, pages_of(cfg), latency, seed)?);
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&results)?);
@@ -524,7 +536,7 @@ fn run(command: Command) -> Result<()> {
             let options = ditto_host::peer_bench::PeerOptions {
                 pages,
                 duplicate_percent: duplicates,
-                stream_pages,
+                stream_pages: stream_pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(&cfg)),
                 report: report.as_deref(),
                 file: file.as_deref(),
                 seed,
@@ -661,9 +673,10 @@ fn run(command: Command) -> Result<()> {
         Command::Configs => {
             for c in ditto_hw::CONFIGS {
                 println!(
-                    "{:8} lanes {} lane FIFO {} words, {} MHz: {}",
+                    "{:8} lanes {} on a {}-bit page stream, lane FIFO {} words, {} MHz: {}",
                     c.name,
                     c.lanes,
+                    c.page_stream_bits,
                     c.lane_fifo_words(),
                     c.clock_mhz,
                     c.about
@@ -676,10 +689,17 @@ fn run(command: Command) -> Result<()> {
 
 /// The README's figure tables (`ditto figures --only tables`): the
 /// cosimulation benchmarks and the Cu's two syntheses.
-fn figure_tables(out: &std::path::Path, pages: usize) -> Result<String> {
+fn figure_tables(out: &std::path::Path, pages: Option<usize>) -> Result<String> {
+    let pages_of = |cfg: &ditto_hw::Config| pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(cfg));
+    for cfg in ditto_hw::CONFIGS {
+        bench::check_hasher_pages(cfg, pages_of(cfg))?;
+        ditto_host::core_bench::check_stream_pages(cfg, pages_of(cfg))?;
+    }
     let bar = steps(7, "hasher benchmarks");
-    let hashers =
-        ditto_hw::CONFIGS.iter().map(|cfg| bench::bench_hasher(cfg, pages, 1)).collect::<Result<Vec<_>, _>>()?;
+    let hashers = ditto_hw::CONFIGS
+        .iter()
+        .map(|cfg| bench::bench_hasher(cfg, pages_of(cfg), 1))
+        .collect::<Result<Vec<_>, _>>()?;
     let cu = ditto_hw::config::CU;
     bar.inc(1);
     bar.set_message("synthesis: the hasher alone");
@@ -711,7 +731,7 @@ fn figure_tables(out: &std::path::Path, pages: usize) -> Result<String> {
     bar.inc(1);
     bar.set_message("whole-core benchmarks");
     for cfg in ditto_hw::CONFIGS {
-        core_runs.extend(ditto_host::core_bench::core_suite(cfg, 64, 2, 1)?);
+        core_runs.extend(ditto_host::core_bench::core_suite(cfg, pages_of(cfg), 2, 1)?);
     }
     bar.inc(1);
     bar.set_message("fio against ditto serve");
