@@ -155,8 +155,19 @@ impl SynthTarget<'_> {
     }
 }
 
-/// Writes `out/ditto.v` and the pin file, then runs the flow on the target.
-pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
+/// What a target synthesizes: its Verilog and pins, and what its report
+/// will say of it. Every refusal happens here, before anything is written.
+struct Design {
+    source: String,
+    pins: &'static str,
+    top: &'static str,
+    package: &'static str,
+    label: String,
+    config_label: String,
+    target_mhz: u32,
+}
+
+fn design(target: &SynthTarget) -> Result<Design, HostError> {
     let SynthTarget { board, config, block, target_mhz, lanes } = *target;
     if lanes.is_some() && block != Block::WideHasher {
         return Err(HostError::Usage("--lanes is for --block wide-hasher".into()));
@@ -181,7 +192,6 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
         )));
     }
     let target_mhz = target_mhz.unwrap_or(config.clock_mhz);
-    std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
     let board_top = || {
         ditto_hw::config::core_board_verilog(config, &ditto_hw::board::BoardSetup::CU)
             .ok_or(HostError::NoBoardTop(config.name))
@@ -226,30 +236,80 @@ pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<Fl
             )
         }
     };
+    let config_label = if block == Block::WideHasher { format!("wide-{lanes}") } else { config.name.into() };
+    Ok(Design { source, pins, top, package, label, config_label, target_mhz })
+}
+
+/// Writes `out/ditto.v` and the pin file, then runs the flow on the target.
+pub fn synth_block(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
+    run_design(target, &design(target)?, out, seeds)
+}
+
+fn run_design(target: &SynthTarget, design: &Design, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
+    let board = target.board;
+    std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
     let verilog = out.join("ditto.v");
-    std::fs::write(&verilog, source).map_err(|source| HostError::Write { path: verilog.clone(), source })?;
+    std::fs::write(&verilog, &design.source).map_err(|source| HostError::Write { path: verilog.clone(), source })?;
     let constraints = out.join(board.device().constraints_file());
-    std::fs::write(&constraints, pins).map_err(|source| HostError::Write { path: constraints.clone(), source })?;
+    std::fs::write(&constraints, design.pins)
+        .map_err(|source| HostError::Write { path: constraints.clone(), source })?;
     let report = run_flow(&FlowRequest {
         verilog,
-        top: top.into(),
+        top: design.top.into(),
         device: board.device(),
         constraints,
         out_dir: out.into(),
-        target_mhz: f64::from(target_mhz),
+        target_mhz: f64::from(design.target_mhz),
         seeds: seeds.to_vec(),
-        board: label,
-        config: if block == Block::WideHasher { format!("wide-{lanes}") } else { config.name.into() },
-        package: package.into(),
+        board: design.label.clone(),
+        config: design.config_label.clone(),
+        package: design.package.into(),
     })?;
     Ok(report)
+}
+
+/// The report of an earlier run of exactly this synthesis in `out`, if
+/// there is one: the same Verilog and pins (byte for byte), board,
+/// configuration, target and a single seed that is the report's. Anything
+/// else (a changed design, another seed list, no report) is `None`.
+fn earlier_run(target: &SynthTarget, design: &Design, out: &Path, seeds: &[u64]) -> Option<FlowReport> {
+    let same_file = |name: &str, want: &str| std::fs::read_to_string(out.join(name)).is_ok_and(|have| have == want);
+    if !same_file("ditto.v", &design.source) || !same_file(target.board.device().constraints_file(), design.pins) {
+        return None;
+    }
+    let text = std::fs::read_to_string(out.join(ditto_synth::REPORT_FILE)).ok()?;
+    let report: FlowReport = serde_json::from_str(&text).ok()?;
+    let same = report.board == design.label
+        && report.config == design.config_label
+        && report.target_mhz == f64::from(design.target_mhz)
+        && seeds == [report.seed];
+    same.then_some(report)
+}
+
+/// [`synth_report`], or, with `reuse`, the report of an earlier run of
+/// exactly this synthesis in `out` (see `earlier_run`); says which.
+pub fn synth_report_reusing(
+    target: &SynthTarget,
+    out: &Path,
+    seeds: &[u64],
+    reuse: bool,
+) -> Result<(FlowReport, bool), HostError> {
+    let design = design(target)?;
+    if let Some(report) = reuse.then(|| earlier_run(target, &design, out, seeds)).flatten() {
+        return Ok((report, true));
+    }
+    Ok((synth_report_of(target, &design, out, seeds)?, false))
 }
 
 /// [`synth_block`]'s report whether or not it met timing (the report says
 /// which): a placed design's figures stand either way. Any other failure
 /// is an error.
 pub fn synth_report(target: &SynthTarget, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
-    match synth_block(target, out, seeds) {
+    synth_report_of(target, &design(target)?, out, seeds)
+}
+
+fn synth_report_of(target: &SynthTarget, design: &Design, out: &Path, seeds: &[u64]) -> Result<FlowReport, HostError> {
+    match run_design(target, design, out, seeds) {
         Err(HostError::Synth(ditto_synth::SynthError::TimingNotMet { report_path, .. })) => {
             let text = std::fs::read_to_string(&report_path)
                 .map_err(|source| HostError::Read { path: report_path.clone(), source })?;
@@ -305,6 +365,47 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = synth_block(&target(Board::Ulx3s85f, &cu, Block::Core), dir.path(), &[1]).unwrap_err();
         assert!(matches!(err, HostError::Usage(_)), "{err}");
+    }
+
+    /// A synthesis is reused only when its Verilog, pins, target and seed
+    /// are exactly those of the report in its folder.
+    #[test]
+    fn only_an_unchanged_synthesis_is_reused() {
+        let cu = ditto_hw::config::CU;
+        let target =
+            SynthTarget { board: Board::Ulx3s85f, config: &cu, block: Block::Hasher, target_mhz: None, lanes: None };
+        let design = design(&target).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        let pins = target.board.device().constraints_file();
+        let write_all = |verilog: &str, mhz: u32, seed: u64| {
+            std::fs::write(out.join("ditto.v"), verilog).unwrap();
+            std::fs::write(out.join(pins), design.pins).unwrap();
+            let report = format!(
+                r#"{{"board": {board:?}, "config": {config:?}, "device": "LFE5U-85F-6", "package": "CABGA381",
+                "top": "harness", "luts": 1, "dffs": 1, "carries": 0, "ebrs": 0, "dsps": 0,
+                "cells_by_type": {{}}, "design_problems": [], "logic_cells": 2, "logic_cells_available": 83640,
+                "utilization": {{}}, "fmax_mhz": 150.0, "clocks": [], "target_mhz": {mhz},
+                "timing_met": true, "seed": {seed}, "seeds_tried": [], "unconstrained_io": [], "bitstream": null,
+                "yosys_version": "Yosys", "nextpnr_version": "nextpnr",
+                "seconds": {{"yosys": 1.0, "nextpnr": 1.0, "pack": 0.0}}}}"#,
+                board = design.label,
+                config = design.config_label,
+            );
+            std::fs::write(out.join(ditto_synth::REPORT_FILE), report).unwrap();
+        };
+        write_all(&design.source, design.target_mhz, 1);
+        let (report, reused) = synth_report_reusing(&target, out, &[1], true).unwrap();
+        assert!(reused && report.fmax_mhz == 150.0, "an unchanged synthesis is reused");
+        assert!(earlier_run(&target, &design, out, &[2]).is_none(), "another seed");
+        assert!(earlier_run(&target, &design, out, &[1, 2]).is_none(), "more seeds than the report tried");
+        write_all(&format!("{}// changed\n", design.source), design.target_mhz, 1);
+        assert!(earlier_run(&target, &design, out, &[1]).is_none(), "changed Verilog");
+        write_all(&design.source, design.target_mhz + 1, 1);
+        assert!(earlier_run(&target, &design, out, &[1]).is_none(), "another target");
+        write_all(&design.source, design.target_mhz, 1);
+        std::fs::write(out.join(pins), "# other pins\n").unwrap();
+        assert!(earlier_run(&target, &design, out, &[1]).is_none(), "changed pins");
     }
 
     /// Every wrong use of the wide hasher is refused before any tool runs

@@ -182,6 +182,11 @@ pub(crate) enum Command {
         /// about 15 minutes), `mutants` (about 40 minutes). Default: all.
         #[arg(long, value_enum)]
         only: Vec<FigurePart>,
+        /// Keep an ECP5 synthesis of the speed block whose Verilog, pins,
+        /// target and seed are those of the report already in its folder
+        /// (its figures and tool times are that run's).
+        #[arg(long)]
+        reuse: bool,
     },
     /// Open a store after a crash (or a clean stop): recover its metadata
     /// from the checkpoint and the journal, rebuild a core from it on the

@@ -599,7 +599,7 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
-        Command::Figures { update, out, pages, only } => {
+        Command::Figures { update, out, pages, only, reuse } => {
             let parts = if only.is_empty() { FigurePart::ALL.to_vec() } else { only };
             if parts.contains(&FigurePart::Tables) {
                 let markdown = figure_tables(&out, pages)?;
@@ -610,7 +610,7 @@ fn run(command: Command) -> Result<()> {
             }
             if parts.contains(&FigurePart::Speed) {
                 let bar = steps(5, "ECP5 syntheses");
-                let speed = ditto_host::speed::measure(&out.join("speed"), |step| {
+                let speed = ditto_host::speed::measure(&out.join("speed"), reuse, |step| {
                     bar.inc(1);
                     bar.set_message(step.to_string());
                 })?;
