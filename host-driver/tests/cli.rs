@@ -67,7 +67,7 @@ fn hash_without_a_file_hashes_the_builtin_sample_as_json() {
     for (page, entry) in sample.chunks(4096).zip(pages) {
         assert_eq!(entry["sha1"], sha1_hex(page));
     }
-    assert_eq!(report["totals"]["lanes"], 4);
+    assert_eq!(report["totals"]["lanes"], ditto_hw::config::LARGE.lanes);
     assert_eq!(report["totals"]["pages"], 16);
 }
 
