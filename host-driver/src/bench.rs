@@ -47,7 +47,7 @@ pub fn bench_hasher(config: &Config, pages: usize, seed: u64) -> Result<HasherBe
 /// lanes or the 128 beats a page takes on the 256-bit stream.
 pub fn bench_wide_hasher(lanes: usize, pages: usize, seed: u64) -> Result<HasherBench, HostError> {
     check_bench_pages(pages, lanes)?;
-    let limit = (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / lanes as f64).max(ditto_hw::sha1::wide::PAGE_BEATS as f64);
+    let limit = ditto_hw::sha1::cycles_per_page_limit(lanes, ditto_hw::sha1::wide::PAGE_BEATS);
     measure_hasher(HasherSim::wide(lanes)?, "wide", lanes, limit, pages, seed)
 }
 

@@ -186,6 +186,11 @@ pub fn default_stream_pages(config: &Config) -> usize {
     min_stream_pages(config).max(64)
 }
 
+/// `pages` if given, else [`default_stream_pages`] of `config`.
+pub fn stream_pages_or_default(pages: Option<usize>, config: &Config) -> usize {
+    pages.unwrap_or_else(|| default_stream_pages(config))
+}
+
 /// Refuses a stream of `pages` too short for `config`'s lanes.
 pub fn check_stream_pages(config: &Config, pages: usize) -> Result<(), HostError> {
     let min = min_stream_pages(config);

@@ -128,8 +128,8 @@ pub fn plots(out: &Path, seed: u64) -> Result<Vec<PathBuf>, HostError> {
     }
     wide.sort_by(|a, b| a.0.total_cmp(&b.0));
     let most = wide.iter().chain(&narrow).map(|p| p.0 as usize).max().unwrap_or(1);
-    let limit = |transfers: f64| -> Vec<(f64, f64)> {
-        (1..=most).map(|l| (l as f64, (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / l as f64).max(transfers))).collect()
+    let limit = |transfers: usize| -> Vec<(f64, f64)> {
+        (1..=most).map(|l| (l as f64, ditto_hw::sha1::cycles_per_page_limit(l, transfers))).collect()
     };
     let path = out.join("cycles-per-page-vs-lanes.svg");
     line_plot(
@@ -140,8 +140,8 @@ pub fn plots(out: &Path, seed: u64) -> Result<Vec<PathBuf>, HostError> {
         &[
             ("measured, 32-bit stream (cu)", narrow),
             ("measured, 256-bit stream (wide 4 and 8, large)", wide),
-            ("limit: 5,200 / lanes, or 1,024 (32-bit port)", limit(ditto_hw::sha1::PAGE_WORDS as f64)),
-            ("limit: 5,200 / lanes, or 128 (256-bit port)", limit(ditto_hw::sha1::wide::PAGE_BEATS as f64)),
+            ("limit: 5,200 / lanes, or 1,024 (32-bit port)", limit(ditto_hw::sha1::PAGE_WORDS)),
+            ("limit: 5,200 / lanes, or 128 (256-bit port)", limit(ditto_hw::sha1::wide::PAGE_BEATS)),
         ],
     )?;
     written.push(path);

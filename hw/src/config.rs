@@ -81,8 +81,7 @@ impl Config {
     /// 5,200 cycles per page per lane, or the clocks a page takes to cross
     /// the page stream, whichever is larger.
     pub fn hasher_cycles_per_page_limit(&self) -> f64 {
-        let lanes_limit = crate::sha1::CYCLES_PER_PAGE as f64 / self.lanes as f64;
-        lanes_limit.max(self.page_stream_transfers() as f64)
+        crate::sha1::cycles_per_page_limit(self.lanes, self.page_stream_transfers())
     }
 }
 

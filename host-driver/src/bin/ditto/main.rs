@@ -465,8 +465,7 @@ fn run(command: Command) -> Result<()> {
         }
         Command::Bench { what: BenchCommand::Hasher { config, pages, seed, json } } => {
             let configs = configs(&config)?;
-            let pages_of =
-                |cfg: &ditto_hw::Config| pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(cfg));
+            let pages_of = |cfg: &ditto_hw::Config| ditto_host::core_bench::stream_pages_or_default(pages, cfg);
             for cfg in &configs {
                 bench::check_hasher_pages(cfg, pages_of(cfg))?;
             }
@@ -503,8 +502,7 @@ fn run(command: Command) -> Result<()> {
         }
         Command::Bench { what: BenchCommand::Core { config, pages, latency, seed, json } } => {
             let configs = configs(&config)?;
-            let pages_of =
-                |cfg: &ditto_hw::Config| pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(cfg));
+            let pages_of = |cfg: &ditto_hw::Config| ditto_host::core_bench::stream_pages_or_default(pages, cfg);
             for cfg in &configs {
                 ditto_host::core_bench::check_stream_pages(cfg, pages_of(cfg))?;
             }
@@ -536,7 +534,7 @@ fn run(command: Command) -> Result<()> {
             let options = ditto_host::peer_bench::PeerOptions {
                 pages,
                 duplicate_percent: duplicates,
-                stream_pages: stream_pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(&cfg)),
+                stream_pages: ditto_host::core_bench::stream_pages_or_default(stream_pages, &cfg),
                 report: report.as_deref(),
                 file: file.as_deref(),
                 seed,
@@ -690,7 +688,7 @@ fn run(command: Command) -> Result<()> {
 /// The README's figure tables (`ditto figures --only tables`): the
 /// cosimulation benchmarks and the Cu's two syntheses.
 fn figure_tables(out: &std::path::Path, pages: Option<usize>) -> Result<String> {
-    let pages_of = |cfg: &ditto_hw::Config| pages.unwrap_or_else(|| ditto_host::core_bench::default_stream_pages(cfg));
+    let pages_of = |cfg: &ditto_hw::Config| ditto_host::core_bench::stream_pages_or_default(pages, cfg);
     for cfg in ditto_hw::CONFIGS {
         bench::check_hasher_pages(cfg, pages_of(cfg))?;
         ditto_host::core_bench::check_stream_pages(cfg, pages_of(cfg))?;
