@@ -88,6 +88,7 @@ pub fn dedup_ratio_for_table(bucket_bits: usize, writes: u32, seed: u64) -> (f64
         bloom: true,
         array_wide: true,
         refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
+        nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
     });
     let (mut lpa, mut content) = (0u32, 0u32);
     while lpa < writes {

@@ -97,6 +97,7 @@ mod tests {
             bloom: true,
             array_wide: true,
             refcount_max: 3,
+            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
         }
     }
 

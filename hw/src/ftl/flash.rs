@@ -15,6 +15,13 @@
 //!   and the host moves the data.
 //! - A device is full when GC cannot free a block: every full block is
 //!   entirely valid.
+//! - **Cooperative GC** (seed 003): [`Flash::write_cooperative`] takes a
+//!   predicate naming the owners whose page has a durable copy elsewhere (in
+//!   the NVM cache, see [`super::nvm`]); the victim's valid pages of those
+//!   owners are invalidated instead of copied out, and reported as
+//!   [`Dropped`] so the caller makes that copy the original.
+//! - Every media operation (page read, page program, block erase) is logged
+//!   as a [`MediaOp`], for the timing model of the host side.
 use std::collections::VecDeque;
 
 /// Flash geometry.
@@ -83,14 +90,54 @@ pub struct Relocation {
     pub to: u32,
 }
 
+/// A valid page that cooperative GC invalidated instead of copying it out:
+/// `owner`'s copy elsewhere is now its original.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    pub owner: u32,
+    pub from: u32,
+}
+
+/// What one [`Flash::write_cooperative`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// Where the page went.
+    pub ppa: u32,
+    /// GC's copy-outs, in order (already applied here).
+    pub relocations: Vec<Relocation>,
+    /// GC's invalidations of pages cached elsewhere, in order.
+    pub dropped: Vec<Dropped>,
+}
+
+/// Which medium an operation touches and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Media {
+    FlashRead,
+    FlashProgram,
+    FlashErase,
+    NvmRead,
+    NvmWrite,
+}
+
+/// One media operation: on `device`'s channel for flash (0 for the NVM);
+/// `background` when nobody waits for it (the NVM cache's flushes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MediaOp {
+    pub media: Media,
+    pub device: u32,
+    pub background: bool,
+}
+
 /// Flash counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlashStats {
     /// Pages written for the host.
     pub host_writes: u64,
-    /// Pages written by garbage collection.
+    /// Pages written by garbage collection (copy-outs).
     pub relocations: u64,
     pub erases: u64,
+    /// Valid pages cooperative GC invalidated instead of copying them out.
+    pub dropped: u64,
 }
 
 impl FlashStats {
@@ -122,6 +169,10 @@ pub struct Flash {
     free: Vec<VecDeque<u32>>,
     open: Vec<u32>,
     stats: FlashStats,
+    /// Operations since the last [`Flash::take_ops`].
+    ops: Vec<MediaOp>,
+    /// Whether the operations logged now are background work.
+    background: bool,
 }
 
 impl Flash {
@@ -138,6 +189,8 @@ impl Flash {
             free: (0..geometry.devices).map(|d| (d * bpd + 1..(d + 1) * bpd).collect()).collect(),
             open: (0..geometry.devices).map(|d| d * bpd).collect(),
             stats: FlashStats::default(),
+            ops: Vec::new(),
+            background: false,
         }
     }
 
@@ -165,17 +218,48 @@ impl Flash {
     /// needed. Returns its PPA and the relocations done (already applied
     /// here: the caller moves its map entries and the data, in order).
     pub fn write(&mut self, device: u32, owner: u32) -> Result<(u32, Vec<Relocation>), FlashError> {
+        let w = self.write_cooperative(device, owner, &|_| false)?;
+        Ok((w.ppa, w.relocations))
+    }
+
+    /// [`Flash::write`] with cooperative GC: a victim's valid page whose
+    /// owner `cached` names is invalidated, not copied out. The victim is
+    /// chosen as without it (fewest valid pages).
+    pub fn write_cooperative(
+        &mut self,
+        device: u32,
+        owner: u32,
+        cached: &dyn Fn(u32) -> bool,
+    ) -> Result<Written, FlashError> {
         let mut relocations = Vec::new();
+        let mut dropped = Vec::new();
         // A new block is needed and only the reserve is left: collect until
         // the open block has room again or a block beyond the reserve is free.
         while self.open_is_full(device) && self.free[device as usize].len() as u32 <= self.geometry.reserve_blocks {
-            if !self.collect(device, &mut relocations)? {
+            if !self.collect(device, cached, &mut relocations, &mut dropped)? {
                 return Err(FlashError::DeviceFull { device });
             }
         }
         let ppa = self.program(device, owner);
         self.stats.host_writes += 1;
-        Ok((ppa, relocations))
+        Ok(Written { ppa, relocations, dropped })
+    }
+
+    /// Logs the operations that follow as background work (or not).
+    pub fn set_background(&mut self, background: bool) {
+        self.background = background;
+    }
+    /// Logs one operation (the caller's: a host read, an NVM access).
+    pub fn log(&mut self, media: Media, device: u32) {
+        self.ops.push(MediaOp { media, device, background: self.background });
+    }
+    /// The operations logged since the last call.
+    pub fn take_ops(&mut self) -> Vec<MediaOp> {
+        std::mem::take(&mut self.ops)
+    }
+    /// Forgets the operations logged so far.
+    pub fn clear_ops(&mut self) {
+        self.ops.clear();
     }
 
     /// The page at `ppa` no longer holds live data.
@@ -205,12 +289,19 @@ impl Flash {
         b.written += 1;
         b.valid += 1;
         self.owners[self.geometry.slot(ppa)] = Some(owner);
+        self.log(Media::FlashProgram, device);
         ppa
     }
 
     /// One round of greedy garbage collection on `device`; false when no
     /// block would gain anything.
-    fn collect(&mut self, device: u32, relocations: &mut Vec<Relocation>) -> Result<bool, FlashError> {
+    fn collect(
+        &mut self,
+        device: u32,
+        cached: &dyn Fn(u32) -> bool,
+        relocations: &mut Vec<Relocation>,
+        dropped: &mut Vec<Dropped>,
+    ) -> Result<bool, FlashError> {
         let (ppb, bpd) = (self.geometry.pages_per_block, self.geometry.blocks_per_device);
         // Full blocks, the open one included once it is full.
         let victim = (device * bpd..(device + 1) * bpd)
@@ -225,6 +316,12 @@ impl Flash {
             let ppa = self.geometry.ppa(victim, page);
             if let Some(owner) = self.owners[self.geometry.slot(ppa)] {
                 self.invalidate(ppa);
+                if cached(owner) {
+                    self.stats.dropped += 1;
+                    dropped.push(Dropped { owner, from: ppa });
+                    continue;
+                }
+                self.log(Media::FlashRead, device);
                 let to = self.program(device, owner);
                 self.stats.relocations += 1;
                 relocations.push(Relocation { owner, from: ppa, to });
@@ -233,6 +330,7 @@ impl Flash {
         self.blocks[victim as usize] = Block::default();
         self.free[device as usize].push_back(victim);
         self.stats.erases += 1;
+        self.log(Media::FlashErase, device);
         Ok(true)
     }
 }

@@ -43,6 +43,7 @@ pub mod ditto_core;
 pub mod flash;
 pub mod layout;
 pub mod model;
+pub mod nvm;
 pub mod settings;
 
 /// Core opcodes.

@@ -10,7 +10,8 @@
 //! model does not see: the caller replays the hardware's cleaner steps with
 //! [`CoreModel::clean_step`] (the core reports each one), and `SYNC` drains
 //! the rest, so both agree command by command.
-use super::flash::{Flash, Geometry, Relocation};
+use super::flash::{Flash, FlashStats, Geometry, Media, MediaOp, Relocation};
+use super::nvm::{self, NvmCache, NvmConfig, NvmStats};
 use super::{flag, Op, Stat, Status, REFCOUNT_MAX, STATS, VERSION_BITS};
 use crate::index::model::{Command as IndexCommand, IndexModel, IndexStats};
 use crate::index::{Fingerprint, Op as IndexOp, Status as IndexStatus};
@@ -32,6 +33,9 @@ pub struct CoreConfig {
     /// `cfg_refcount_max`): a duplicate of a page at the limit is stored as a
     /// new copy, which becomes the index's target for later duplicates.
     pub refcount_max: u32,
+    /// The NVM write cache in front of the flash ([`nvm`]; off in the
+    /// hardware so far).
+    pub nvm: NvmConfig,
 }
 
 /// One command for the core.
@@ -70,6 +74,9 @@ struct PageRec {
     refcount: u32,
     version: u8,
     entry: Option<u16>,
+    /// The NVM slot that holds this page: its original when `ppa` is the
+    /// slot's address, else a clean copy of the flash page at `ppa`.
+    slot: Option<u32>,
 }
 
 /// One index entry's record.
@@ -87,6 +94,9 @@ pub struct CoreModel {
     config: CoreConfig,
     index: IndexModel,
     flash: Flash,
+    nvm: NvmCache,
+    /// The media operations of the last command.
+    ops: Vec<MediaOp>,
     l2p: Vec<Option<u32>>,
     pages: Vec<PageRec>,
     entries: Vec<EntryRec>,
@@ -115,6 +125,8 @@ impl CoreModel {
             config,
             index,
             flash: Flash::new(g),
+            nvm: NvmCache::new(config.nvm, g.devices),
+            ops: Vec::new(),
             l2p: vec![None; config.lpas as usize],
             pages: vec![PageRec::default(); g.pages() as usize],
             entries: vec![EntryRec::default(); entries],
@@ -148,6 +160,25 @@ impl CoreModel {
     pub fn flash(&self) -> &Flash {
         &self.flash
     }
+    pub fn flash_stats(&self) -> FlashStats {
+        self.flash.stats()
+    }
+    pub fn nvm_stats(&self) -> NvmStats {
+        self.nvm.stats()
+    }
+    /// The media operations the last command did, in order (GC's reads,
+    /// programs and erases, write-backs, NVM accesses, a read's page read).
+    pub fn last_ops(&self) -> &[MediaOp] {
+        &self.ops
+    }
+    /// The device page id `pid`'s copy belongs to.
+    fn device_of_page(&self, pid: u32) -> u32 {
+        let ppa = self.pages[pid as usize].ppa;
+        match nvm::slot_of(ppa) {
+            Some(slot) => self.nvm.device_of(slot),
+            None => self.config.geometry.device_of(ppa),
+        }
+    }
     /// Where `lpa` maps (its PPA), if anywhere.
     pub fn ppa_of(&self, lpa: u32) -> Option<u32> {
         self.l2p[lpa as usize].map(|pid| self.pages[pid as usize].ppa)
@@ -178,22 +209,53 @@ impl CoreModel {
         for pid in self.l2p.iter().flatten() {
             refs[*pid as usize] += 1;
         }
-        let mut live = 0;
+        let (mut live, mut in_nvm_only, mut cached) = (0, 0, 0);
         for (pid, p) in self.pages.iter().enumerate() {
             if p.refcount != refs[pid] {
                 return Err(format!("pid {pid}: refcount {} but {} LPAs map to it", p.refcount, refs[pid]));
             }
-            if p.refcount > 0 {
-                live += 1;
-                if self.flash.owner(p.ppa) != Some(pid as u32) {
-                    return Err(format!("pid {pid}: its page {} is owned by {:?}", p.ppa, self.flash.owner(p.ppa)));
+            if p.refcount == 0 {
+                if p.slot.is_some() {
+                    return Err(format!("pid {pid} is free but holds NVM slot {:?}", p.slot));
                 }
+                continue;
             }
+            live += 1;
+            let original_in_nvm = nvm::slot_of(p.ppa).is_some();
+            if let Some(slot) = p.slot {
+                cached += 1;
+                if self.nvm.slot(slot) != Some((pid as u32, original_in_nvm)) {
+                    return Err(format!("pid {pid} at {:#x}: its slot {slot} holds {:?}", p.ppa, self.nvm.slot(slot)));
+                }
+                if original_in_nvm && p.ppa != nvm::address(slot) {
+                    return Err(format!("pid {pid} maps to {:#x}, not its slot {slot}", p.ppa));
+                }
+            } else if original_in_nvm {
+                return Err(format!("pid {pid} maps to NVM address {:#x} but holds no slot", p.ppa));
+            }
+            if original_in_nvm {
+                in_nvm_only += 1;
+            } else if self.flash.owner(p.ppa) != Some(pid as u32) {
+                return Err(format!("pid {pid}: its page {} is owned by {:?}", p.ppa, self.flash.owner(p.ppa)));
+            }
+        }
+        let in_use = (0..self.config.nvm.slots).filter(|&s| self.nvm.slot(s).is_some()).count() as u32;
+        if in_use != cached || self.nvm.dirty() != in_nvm_only {
+            return Err(format!(
+                "{in_use} NVM slots in use ({} dirty) but {cached} live pids cached ({in_nvm_only} only there)",
+                self.nvm.dirty()
+            ));
         }
         let g = self.config.geometry;
         let valid: u32 = (0..g.devices).map(|d| self.flash.valid_pages(d)).sum();
-        if valid != live {
-            return Err(format!("{valid} valid flash pages but {live} live pids"));
+        if valid + in_nvm_only != live {
+            return Err(format!("{valid} valid flash pages and {in_nvm_only} only in NVM but {live} live pids"));
+        }
+        for d in 0..g.devices {
+            let owed = self.flash.valid_pages(d) + self.nvm.dirty_on(d);
+            if owed > g.usable_pages_per_device() {
+                return Err(format!("device {d}: {owed} pages owed, {} usable", g.usable_pages_per_device()));
+            }
         }
         if self.counter(Stat::LivePages) != live {
             return Err(format!("live-pages counter {} but {live}", self.counter(Stat::LivePages)));
@@ -209,6 +271,7 @@ impl CoreModel {
     /// before it (the host moves the data of each, in order).
     pub fn execute(&mut self, cmd: &Command) -> (Response, Vec<Relocation>) {
         let mut moves = Vec::new();
+        self.flash.clear_ops();
         let mut rsp = Response { tag: cmd.tag, status: Status::ErrMalformed, value: 0, flags: 0 };
         let in_range = cmd.lpa < self.config.lpas;
         match cmd.op {
@@ -218,7 +281,19 @@ impl CoreModel {
             3 => match self.l2p[cmd.lpa as usize] {
                 Some(pid) => {
                     rsp.status = Status::Mapped;
-                    rsp.value = self.pages[pid as usize].ppa;
+                    let p = self.pages[pid as usize];
+                    rsp.value = p.ppa;
+                    if let Some(slot) = p.slot {
+                        self.nvm.touch(slot);
+                        self.nvm.stats.read_hits += 1;
+                        self.flash.log(Media::NvmRead, 0);
+                    } else {
+                        let device = self.config.geometry.device_of(p.ppa);
+                        self.flash.log(Media::FlashRead, device);
+                        if self.config.nvm.enabled() {
+                            self.cache_read(pid, device, &mut moves);
+                        }
+                    }
                 }
                 None => rsp.status = Status::Unmapped,
             },
@@ -253,6 +328,7 @@ impl CoreModel {
         if rsp.status.is_error() {
             self.counters[Stat::Errors as usize] += 1;
         }
+        self.ops = self.flash.take_ops();
         (rsp, moves)
     }
 
@@ -306,6 +382,9 @@ impl CoreModel {
         }
         if let Some(pid) = hit {
             self.pages[pid as usize].refcount += 1;
+            if let Some(slot) = self.pages[pid as usize].slot {
+                self.nvm.touch(slot);
+            }
             if let Some(o) = old {
                 self.release(o);
             }
@@ -318,11 +397,11 @@ impl CoreModel {
         }
         // A new copy on the home device: is there room, counting the page
         // this overwrite frees?
-        let frees_home = old.is_some_and(|o| {
-            let p = &self.pages[o as usize];
-            p.refcount == 1 && g.device_of(p.ppa) == home
-        });
-        if self.flash.valid_pages(home) - frees_home as u32 >= g.usable_pages_per_device() {
+        // Pages owed to the home device: its valid flash pages and the
+        // NVM's dirty pages that will be written back to it.
+        let frees_home = old.is_some_and(|o| self.pages[o as usize].refcount == 1 && self.device_of_page(o) == home);
+        let owed = self.flash.valid_pages(home) + self.nvm.dirty_on(home);
+        if owed - frees_home as u32 >= g.usable_pages_per_device() {
             if let Some(e) = entry.filter(|_| !reused) {
                 // A new entry that points at nothing: stale from birth.
                 self.entries[e as usize] = EntryRec { valid: false, queued: true, ..Default::default() };
@@ -347,16 +426,19 @@ impl CoreModel {
             self.next_fresh_pid += 1;
             self.next_fresh_pid - 1
         });
-        let (ppa, relocations) =
-            self.flash.write(home, pid).expect("a device below its usable pages always has a GC victim");
-        for r in &relocations {
-            self.pages[r.owner as usize].ppa = r.to;
-        }
-        self.counters[Stat::Relocations as usize] += relocations.len() as u32;
-        self.counters[Stat::Erases as usize] = self.flash.stats().erases as u32;
-        moves.extend(relocations);
+        let (ppa, slot) = if self.config.nvm.enabled() {
+            if !self.nvm.has_free() {
+                let victim = self.nvm.victim();
+                self.evict(victim, moves);
+            }
+            let slot = self.nvm.fill(pid, home);
+            self.flash.log(Media::NvmWrite, 0);
+            (nvm::address(slot), Some(slot))
+        } else {
+            (self.flash_write(home, pid, moves), None)
+        };
         let version = self.pages[pid as usize].version;
-        self.pages[pid as usize] = PageRec { ppa, refcount: 1, version, entry };
+        self.pages[pid as usize] = PageRec { ppa, refcount: 1, version, entry, slot };
         if let Some(e) = entry {
             let queued = reused && self.entries[e as usize].queued;
             self.entries[e as usize] = EntryRec { pid, version, valid: true, queued };
@@ -367,6 +449,78 @@ impl CoreModel {
         rsp.value = ppa;
         self.counters[Stat::Writes as usize] += 1;
         self.counters[Stat::UniqueWrites as usize] += 1;
+    }
+
+    /// Writes `pid`'s page to `device`'s flash, with (cooperative) GC;
+    /// applies and reports GC's moves; returns the page's PPA.
+    fn flash_write(&mut self, device: u32, pid: u32, moves: &mut Vec<Relocation>) -> u32 {
+        let (pages, cache, cooperative) = (&self.pages, &self.nvm, self.config.nvm.cooperative);
+        // A page with a clean copy in the NVM may be dropped by GC.
+        let cached = |owner: u32| {
+            cooperative && pages[owner as usize].slot.is_some_and(|s| cache.slot(s).is_some_and(|(_, dirty)| !dirty))
+        };
+        let written = self
+            .flash
+            .write_cooperative(device, pid, &cached)
+            .expect("a device below its usable pages always has a GC victim");
+        for r in &written.relocations {
+            self.pages[r.owner as usize].ppa = r.to;
+        }
+        for d in &written.dropped {
+            let slot = self.pages[d.owner as usize].slot.expect("a dropped page is cached");
+            self.nvm.set_dirty(slot);
+            self.nvm.stats.gc_drops += 1;
+            self.pages[d.owner as usize].ppa = nvm::address(slot);
+        }
+        self.counters[Stat::Relocations as usize] += written.relocations.len() as u32;
+        self.counters[Stat::Erases as usize] = self.flash.stats().erases as u32;
+        moves.extend(written.relocations);
+        // A dropped page's data is in its slot already: the host's copy of
+        // the flash page into the slot is a no-op that keeps its map right.
+        moves.extend(written.dropped.iter().map(|d| Relocation {
+            owner: d.owner,
+            from: d.from,
+            to: self.pages[d.owner as usize].ppa,
+        }));
+        written.ppa
+    }
+
+    /// Writes the dirty page in `slot` back to its home device (the slot
+    /// keeps a clean copy until the caller empties it).
+    fn write_back(&mut self, slot: u32, moves: &mut Vec<Relocation>) {
+        let (owner, dirty) = self.nvm.slot(slot).expect("a slot in use");
+        assert!(dirty, "only a dirty slot is written back");
+        self.flash.log(Media::NvmRead, 0);
+        let ppa = self.flash_write(self.nvm.device_of(slot), owner, moves);
+        moves.push(Relocation { owner, from: nvm::address(slot), to: ppa });
+        self.pages[owner as usize].ppa = ppa;
+        self.nvm.set_clean(slot);
+        self.nvm.stats.writebacks += 1;
+    }
+
+    /// Brings a clean copy of `pid`'s flash page (just read) into the NVM,
+    /// in the background.
+    fn cache_read(&mut self, pid: u32, device: u32, moves: &mut Vec<Relocation>) {
+        self.flash.set_background(true);
+        if !self.nvm.has_free() {
+            let victim = self.nvm.victim();
+            self.evict(victim, moves);
+        }
+        let slot = self.nvm.fill_clean(pid, device);
+        self.nvm.stats.read_fills += 1;
+        self.pages[pid as usize].slot = Some(slot);
+        self.flash.log(Media::NvmWrite, 0);
+        self.flash.set_background(false);
+    }
+
+    /// Empties `slot` for a new page, writing its page back first if dirty.
+    fn evict(&mut self, slot: u32, moves: &mut Vec<Relocation>) {
+        if self.nvm.slot(slot).is_some_and(|(_, dirty)| dirty) {
+            self.write_back(slot, moves);
+        }
+        let (owner, _) = self.nvm.take(slot);
+        self.pages[owner as usize].slot = None;
+        self.nvm.stats.evictions += 1;
     }
 
     fn map(&mut self, lpa: u32, old: Option<u32>, pid: u32) {
@@ -385,8 +539,18 @@ impl CoreModel {
             return;
         }
         p.version = p.version.wrapping_add(1) & ((1u16 << VERSION_BITS) - 1) as u8;
-        let (ppa, entry) = (p.ppa, p.entry);
-        self.flash.invalidate(ppa);
+        let (ppa, entry, slot) = (p.ppa, p.entry, p.slot.take());
+        match slot {
+            Some(slot) => {
+                let (_, dirty) = self.nvm.take(slot);
+                if dirty {
+                    self.nvm.stats.absorbed += 1;
+                } else {
+                    self.flash.invalidate(ppa);
+                }
+            }
+            None => self.flash.invalidate(ppa),
+        }
         self.free_pids.push(pid);
         self.counters[Stat::LivePages as usize] -= 1;
         if let Some(e) = entry {
@@ -430,6 +594,7 @@ mod tests {
             bloom: true,
             array_wide,
             refcount_max: REFCOUNT_MAX,
+            nvm: NvmConfig::OFF,
         }
     }
     fn fp(n: u32) -> Fingerprint {
@@ -565,6 +730,99 @@ mod tests {
         m.check_invariants().unwrap();
     }
 
+    fn with_nvm(slots: u32, cooperative: bool, base: CoreConfig) -> CoreConfig {
+        CoreConfig { nvm: NvmConfig { slots, cooperative }, ..base }
+    }
+
+    #[test]
+    fn a_new_copy_lands_in_the_nvm_and_is_read_from_there() {
+        let mut m = CoreModel::new(with_nvm(4, true, config(1, true)));
+        let r = write(&mut m, 0, 7);
+        assert_eq!((r.status, nvm::slot_of(r.value)), (Status::Unique, Some(0)));
+        assert_eq!(m.last_ops(), [MediaOp { media: Media::NvmWrite, device: 0, background: false }]);
+        assert_eq!(write(&mut m, 1, 7).value, r.value, "a duplicate shares the NVM copy");
+        let (read, _) = m.execute(&Command::new(Op::Read, 0, 1, [0; 20]));
+        assert_eq!((read.status, read.value), (Status::Mapped, r.value));
+        assert_eq!(m.nvm_stats().read_hits, 1);
+        assert_eq!(m.flash_stats().host_writes, 0, "nothing reached the flash yet");
+    }
+
+    #[test]
+    fn eviction_writes_back_a_dirty_page_and_a_read_brings_it_back_clean() {
+        let mut m = CoreModel::new(with_nvm(2, true, config(1, true)));
+        write(&mut m, 0, 100);
+        write(&mut m, 1, 101);
+        // The third page evicts one (CLOCK: every bit set, so slot 0 after
+        // a sweep) and writes it back to flash.
+        let (r, moves) = m.execute(&Command::new(Op::WriteFp, 0, 2, fp(102)));
+        m.check_invariants().unwrap();
+        assert_eq!((nvm::slot_of(r.value), m.nvm_stats().evictions, m.nvm_stats().writebacks), (Some(0), 1, 1));
+        let flash_ppa = m.ppa_of(0).unwrap();
+        assert_eq!(nvm::slot_of(flash_ppa), None, "LPA 0 maps to flash now");
+        assert_eq!(moves, [Relocation { owner: 0, from: nvm::address(0), to: flash_ppa }]);
+        assert!(m.last_ops().iter().any(|o| o.media == Media::FlashProgram && !o.background));
+        // Reading it brings a clean copy back (evicting LPA 1's page), in
+        // the background; the map keeps the flash page.
+        let (read, _) = m.execute(&Command::new(Op::Read, 0, 0, [0; 20]));
+        m.check_invariants().unwrap();
+        assert_eq!((read.value, m.nvm_stats().read_fills), (flash_ppa, 1));
+        assert_eq!(m.last_ops()[0], MediaOp { media: Media::FlashRead, device: 0, background: false });
+        assert!(m.last_ops()[1..].iter().all(|o| o.background));
+        m.execute(&Command::new(Op::Read, 0, 0, [0; 20]));
+        assert_eq!(m.nvm_stats().read_hits, 1);
+    }
+
+    #[test]
+    fn a_dirty_page_overwritten_in_the_nvm_never_reaches_the_flash() {
+        let mut m = CoreModel::new(with_nvm(8, true, config(1, true)));
+        write(&mut m, 0, 1);
+        write(&mut m, 0, 2);
+        write(&mut m, 0, 3);
+        assert_eq!(m.nvm_stats().absorbed, 2);
+        assert_eq!(m.flash_stats().host_writes, 0);
+    }
+
+    /// Hot pages overwritten and read among cold ones on a small, nearly
+    /// full device: cooperative GC drops cached pages instead of copying
+    /// them out.
+    #[test]
+    fn cooperative_gc_copies_out_fewer_pages_than_a_plain_cache() {
+        let base = CoreConfig {
+            lpas: 96,
+            geometry: Geometry { devices: 1, blocks_per_device: 32, pages_per_block: 4, reserve_blocks: 2 },
+            ..config(1, true)
+        };
+        let run = |nvm: NvmConfig| {
+            let mut m = CoreModel::new(CoreConfig { nvm, ..base });
+            let mut state = 99u64;
+            let mut content = 1_000;
+            for lpa in 0..96 {
+                write(&mut m, lpa, lpa);
+            }
+            for _ in 0..3_000 {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let r = (state >> 33) as u32;
+                // 80% of the requests to the first 16 LPAs; a third are
+                // reads (which bring clean copies into the cache).
+                let lpa = if r % 10 < 8 { r / 10 % 16 } else { 16 + r / 10 % 80 };
+                if r % 3 == 0 {
+                    m.execute(&Command::new(Op::Read, 0, lpa, [0; 20]));
+                    continue;
+                }
+                content += 1;
+                assert!(!write(&mut m, lpa, content).status.is_error());
+            }
+            (m.flash_stats(), m.nvm_stats())
+        };
+        let (off, _) = run(NvmConfig::OFF);
+        let (plain, plain_nvm) = run(NvmConfig { slots: 8, cooperative: false });
+        let (coop, coop_nvm) = run(NvmConfig { slots: 8, cooperative: true });
+        assert_eq!(plain_nvm.gc_drops, 0);
+        assert!(coop_nvm.gc_drops > 0, "{coop_nvm:?}");
+        assert!(coop.relocations < plain.relocations, "{coop:?} against {plain:?}");
+        assert!(plain.relocations < off.relocations, "{plain:?} against {off:?}");
+    }
+
     mod properties {
         use super::*;
         use proptest::prelude::*;
@@ -588,14 +846,27 @@ mod tests {
                 limit in 1u32..6,
                 devices in prop_oneof![Just(1u32), Just(2), Just(4)],
                 array_wide in any::<bool>(),
+                nvm_slots in prop_oneof![Just(0u32), 1u32..3, 3u32..12],
+                cooperative in any::<bool>(),
             ) {
-                let mut m = CoreModel::new(CoreConfig { refcount_max: limit, ..config(devices, array_wide) });
+                let base = CoreConfig { refcount_max: limit, ..config(devices, array_wide) };
+                let mut m = CoreModel::new(with_nvm(nvm_slots, cooperative, base));
+                // The same commands without the cache: it moves pages, never
+                // changes what is stored, shared or refused.
+                let mut plain = CoreModel::new(base);
                 for (op, lpa, content, clean) in commands {
                     if clean {
                         m.clean_step();
+                        plain.clean_step();
                     }
                     let errors = m.counter(Stat::Errors);
                     let (r, _) = m.execute(&Command { op, tag: 0, lpa, fp: fp(content) });
+                    let (p, _) = plain.execute(&Command { op, tag: 0, lpa, fp: fp(content) });
+                    prop_assert_eq!((r.status, r.flags), (p.status, p.flags), "op {} lpa {}", op, lpa);
+                    let moved_by_gc = [Stat::Relocations as u32, Stat::Erases as u32].contains(&lpa);
+                    if op == Op::Stats as u8 && !moved_by_gc {
+                        prop_assert_eq!(r.value, p.value, "counter {}", lpa);
+                    }
                     if op != Op::Reset as u8 {
                         prop_assert_eq!(m.counter(Stat::Errors), errors + r.status.is_error() as u32, "op {}", op);
                     }

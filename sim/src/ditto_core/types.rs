@@ -53,6 +53,7 @@ impl CoreSetup {
             bloom: self.bloom,
             array_wide: self.array_wide,
             refcount_max: self.refcount_max,
+            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
         }
     }
 

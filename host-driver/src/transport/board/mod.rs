@@ -46,5 +46,6 @@ pub fn board_core_config(config: &Config, setup: &BoardSetup) -> CoreConfig {
         bloom: true,
         array_wide: setup.array_wide,
         refcount_max: setup.refcount_max,
+        nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
     }
 }
