@@ -244,6 +244,11 @@ pub fn update_speed_file(path: &Path, block: &str) -> Result<(), FiguresError> {
     update_marked(path, "<!-- speed:begin", crate::speed::SPEED_END, block)
 }
 
+/// Replaces the NVM block (`ditto bench nvm`) of the Markdown file at `path`.
+pub fn update_nvm_file(path: &Path, block: &str) -> Result<(), FiguresError> {
+    update_marked(path, "<!-- nvm:begin", crate::nvm_bench::NVM_END, block)
+}
+
 /// Replaces the mutation table's block of the Markdown file at `path`.
 pub fn update_mutants_file(path: &Path, block: &str) -> Result<(), FiguresError> {
     update_marked(path, "<!-- mutants:begin", MUTANTS_END, block)

@@ -14,6 +14,7 @@ pub mod lanes;
 pub mod limits;
 pub mod mutants;
 pub mod nbd;
+pub mod nvm_bench;
 mod parallel;
 pub mod peer_bench;
 pub mod plots;

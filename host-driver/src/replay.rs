@@ -21,6 +21,8 @@ const SECTORS_PER_PAGE: u64 = 8;
 /// One page-sized access of the trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
+    /// Its request's timestamp (the trace's unit: nanoseconds in FIU's).
+    pub timestamp: u64,
     pub lpa: u64,
     pub write: bool,
     pub fp: Fingerprint,
@@ -66,6 +68,8 @@ pub fn fingerprint_of_md5(md5: [u8; 16]) -> Fingerprint {
 pub struct Request {
     /// Its line in the trace (from 1).
     pub line: usize,
+    /// When it was issued (field 1; nanoseconds in the FIU traces).
+    pub timestamp: u64,
     /// First sector (512 bytes).
     pub lba: u64,
     /// Length in sectors.
@@ -100,6 +104,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Request>, TraceError> {
                     bad(format!("field {}: {name} `{}` is not a decimal number", k + 1, f.escape_debug()))
                 })
             };
+        let timestamp = number(0, "timestamp")?;
         let lba = number(3, "LBA")?;
         let sectors = number(4, "size")?;
         let write = match fields[5] {
@@ -121,7 +126,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Request>, TraceError> {
                 bad(format!("field {}: `{}` is not an MD5 (32 hex digits)", 9 + k, h.escape_debug()))
             })?);
         }
-        out.push(Request { line: i + 1, lba, sectors, write, md5s });
+        out.push(Request { line: i + 1, timestamp, lba, sectors, write, md5s });
     }
     Ok(out)
 }
@@ -221,7 +226,7 @@ pub fn plan(requests: &[Request], dense: bool) -> (Vec<Access>, PlanStats) {
             } else {
                 [0; 20]
             };
-            out.push(Access { lpa, write: r.write, fp });
+            out.push(Access { timestamp: r.timestamp, lpa, write: r.write, fp });
         }
     }
     (out, stats)

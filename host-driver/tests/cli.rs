@@ -777,3 +777,67 @@ fn bench_peer_sets_the_core_against_software_dedup() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pages 10: give 1024 to 1048576"));
 }
+
+#[test]
+fn bench_nvm_refuses_bad_options_before_any_work() {
+    for (args, named) in [
+        (&["--requests", "999"][..], "--requests 999"),
+        (&["--interarrival-us", "0"][..], "--interarrival-us 0"),
+        (&["--cache-percent", "101"][..], "--cache-percent 101"),
+    ] {
+        let out = ditto(&[&["bench", "nvm"][..], args].concat());
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+    let dir = temp_dir("nvm-trace");
+    let bad = dir.join("bad.trace");
+    std::fs::write(&bad, "12 1 p 0 8 W 8 0 not-an-md5\n").unwrap();
+    let out = ditto(&["bench", "nvm", "--trace", bad.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.trace:1: field 9"), "{out:?}");
+}
+
+/// The skewed workload on the default logical space: the seed's cache cuts
+/// copy-outs, the cooperation cuts them further, and the sample (five
+/// contents) never makes GC work. A real trace file is replayed from its
+/// own timestamps under its own name.
+#[test]
+fn bench_nvm_measures_each_workload_with_and_without_the_cache() {
+    let dir = temp_dir("nvm");
+    let trace = dir.join("tiny.trace");
+    let text: String =
+        (0..64u64).map(|n| format!("{} 7 p {} 8 W 8 0 {:032x}\n", 1_000 * n, 8 * (n % 16), n + 1)).collect();
+    std::fs::write(&trace, text).unwrap();
+    let out = ditto(&[
+        "bench",
+        "nvm",
+        "--requests",
+        "20000",
+        "--cache-percent",
+        "10",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--plots",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 9, "three workloads: off, plain, cooperative");
+    let run = |w: &str, mode: &str| runs.iter().find(|x| x["workload"] == w && x["mode"] == mode).unwrap().clone();
+    let copy_outs = |w: &str, mode: &str| run(w, mode)["copy_outs"].as_u64().unwrap();
+    assert!(copy_outs("skewed", "off") > 0);
+    assert!(copy_outs("skewed", "plain") < copy_outs("skewed", "off"));
+    assert!(copy_outs("skewed", "cooperative") < copy_outs("skewed", "plain"));
+    assert!(run("skewed", "cooperative")["gc_drops"].as_u64().unwrap() > 0);
+    for mode in ["off", "plain", "cooperative"] {
+        assert_eq!(copy_outs("sample", mode), 0);
+        assert!(run("sample", mode)["dedup_ratio"].as_f64().unwrap() > 0.99);
+        assert_eq!(run("tiny.trace", mode)["requests"], 64);
+    }
+    assert!(run("skewed", "off")["response"]["p99_us"].as_f64().unwrap() >= 200.0, "a program takes 200 us");
+    for plot in ["nvm-copy-outs-vs-cache-size.svg", "nvm-response-deviation-vs-cache-size.svg"] {
+        assert!(std::fs::read_to_string(dir.join(plot)).unwrap().contains("<svg"));
+    }
+}

@@ -179,7 +179,9 @@ pub(crate) enum Command {
         /// Regenerate only these blocks (repeatable): `tables` (the
         /// cosimulation benchmarks and the Cu's syntheses, about a quarter
         /// of an hour), `speed` (the ULX3S syntheses and the software peer,
-        /// about 15 minutes), `mutants` (about 40 minutes). Default: all.
+        /// about 15 minutes), `mutants` (about 40 minutes), `nvm` (`ditto
+        /// bench nvm` and its plots in `docs/plots/` beside the updated
+        /// file, about a minute). Default: all.
         #[arg(long, value_enum)]
         only: Vec<FigurePart>,
         /// Keep an ECP5 synthesis of the speed block whose Verilog, pins,
@@ -465,6 +467,39 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// The NVM write cache of seed 003 on the golden model: each workload
+    /// (skewed overwrites, the built-in sample, an FIU trace) with the cache
+    /// off, then at each size as a plain write-back cache and with
+    /// cooperative GC; GC copy-outs, erases, write amplification, dedup
+    /// ratio and simulated response times (FEMU's flash latencies).
+    Nvm {
+        /// Measured requests of the synthetic workloads (after writing the
+        /// logical space once); 1,000 to 5,000,000.
+        #[arg(long, default_value_t = 100_000)]
+        requests: u64,
+        /// Mean time between requests of the synthetic workloads, in
+        /// microseconds (Poisson arrivals); 1 to 1,000,000.
+        #[arg(long, default_value_t = 200)]
+        interarrival_us: u64,
+        /// Cache sizes in percent of the logical space, 1 to 100
+        /// (repeatable).
+        #[arg(long = "cache-percent", default_values_t = [1, 2, 5, 10, 20])]
+        cache_percents: Vec<u32>,
+        /// An FIU-format trace to replay (from its own timestamps) instead
+        /// of the generated one.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Also draw the plots (copy-outs and response-time deviation
+        /// against the cache size) into this folder.
+        #[arg(long)]
+        plots: Option<PathBuf>,
+        /// Seed of the synthetic workloads.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Ditto against the CPU it would replace: the same dedup job (SHA-1 of
     /// each 4 KiB page, a hash map of fingerprints) on one core of this
     /// machine, wall-clock, against the whole core's exact cycles per page
@@ -555,10 +590,12 @@ pub(crate) enum FigurePart {
     Tables,
     Speed,
     Mutants,
+    Nvm,
 }
 
 impl FigurePart {
-    pub(crate) const ALL: [FigurePart; 3] = [FigurePart::Tables, FigurePart::Speed, FigurePart::Mutants];
+    pub(crate) const ALL: [FigurePart; 4] =
+        [FigurePart::Tables, FigurePart::Speed, FigurePart::Mutants, FigurePart::Nvm];
 }
 /// `ditto mutants`'s time for each step of a survivor's comparison.
 pub(crate) const EQUIVALENCE_SECONDS: u32 = 180;

@@ -571,6 +571,23 @@ fn run(command: Command) -> Result<()> {
                 );
             }
         }
+        Command::Bench {
+            what: BenchCommand::Nvm { requests, interarrival_us, cache_percents, trace, plots, seed, json },
+        } => {
+            let options = ditto_host::nvm_bench::NvmOptions { requests, interarrival_us, cache_percents, trace, seed };
+            ditto_host::nvm_bench::check(&options)?;
+            let bench = run_nvm_bench(&options)?;
+            if let Some(dir) = plots {
+                for path in ditto_host::nvm_bench::plots(&bench, &dir)? {
+                    eprintln!("{}", path.display());
+                }
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&bench)?);
+            } else {
+                println!("{}", ditto_host::nvm_bench::render(&bench));
+            }
+        }
         Command::Bench { what: BenchCommand::Plots { out, seed } } => {
             for path in ditto_host::plots::plots(&out, seed)? {
                 println!("{}", path.display());
@@ -623,6 +640,18 @@ fn run(command: Command) -> Result<()> {
                 let markdown = figure_mutants(&out)?;
                 match &update {
                     Some(path) => ditto_host::figures::update_mutants_file(path, &markdown)?,
+                    None => println!("{markdown}"),
+                }
+            }
+            if parts.contains(&FigurePart::Nvm) {
+                let bench = run_nvm_bench(&nvm_figures_options())?;
+                let markdown = ditto_host::nvm_bench::render(&bench);
+                match &update {
+                    Some(path) => {
+                        let plots = path.parent().unwrap_or(std::path::Path::new(".")).join("docs/plots");
+                        ditto_host::nvm_bench::plots(&bench, &plots)?;
+                        ditto_host::figures::update_nvm_file(path, &markdown)?;
+                    }
                     None => println!("{markdown}"),
                 }
             }
@@ -777,4 +806,21 @@ fn figure_mutants(out: &std::path::Path) -> Result<String> {
     );
     let mutants_md = ditto_host::figures::render_mutants(&reports, &command);
     Ok(mutants_md)
+}
+
+/// `ditto bench nvm` with a progress bar.
+fn run_nvm_bench(options: &ditto_host::nvm_bench::NvmOptions) -> Result<ditto_host::nvm_bench::NvmBench> {
+    let runs = 3 * (1 + 2 * options.cache_percents.len() as u64);
+    let bar = steps(runs, "");
+    let bench = ditto_host::nvm_bench::bench_nvm(options, |step| {
+        bar.inc(1);
+        bar.set_message(step.to_string());
+    })?;
+    bar.finish_and_clear();
+    Ok(bench)
+}
+
+/// The options of the README's NVM block: `ditto bench nvm`'s defaults.
+fn nvm_figures_options() -> ditto_host::nvm_bench::NvmOptions {
+    ditto_host::nvm_bench::NvmOptions::default()
 }
