@@ -26,6 +26,7 @@ pub mod speed;
 pub mod store;
 pub mod store_bench;
 pub mod synth;
+pub mod timing;
 pub mod transport;
 
 pub use error::HostError;

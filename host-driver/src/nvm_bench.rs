@@ -8,15 +8,8 @@
 //! instead, erases, write amplification, the dedup ratio and every request's
 //! simulated response time (mean, standard deviation, 99th percentile).
 //!
-//! # The timing model
-//! [`MediaTiming`] gives each operation a latency; [`Timeline`] gives each
-//! flash device a channel that does one operation at a time (the NVM is
-//! not queued: see [`Timeline::serve`]). A request's operations (the model's [`MediaOp`] log) run one after
-//! another, each once its channel is free; its response time is from its
-//! arrival to the end of its last operation. Background work (the cache's
-//! flushes) holds its channel but nobody waits for it. A request that needs
-//! no medium (a duplicate, a trim) completes on arrival: the controller's own
-//! time is not modelled.
+//! Response times come from [`crate::timing`]: the golden model logs each
+//! command's media operations, and FEMU's flash latencies price them.
 //!
 //! # Workloads
 //! - `skewed`: the logical space is written once (the warm-up, not
@@ -33,8 +26,9 @@
 //!   `--trace`, replayed from its own timestamps.
 use crate::replay;
 use crate::sample::{sample_bytes, SAMPLE_PAGES};
+use crate::timing::{MediaTiming, ResponseTimes, Timeline};
 use crate::HostError;
-use ditto_hw::ftl::flash::{Geometry, Media, MediaOp};
+use ditto_hw::ftl::flash::Geometry;
 use ditto_hw::ftl::model::{Command, CoreConfig, CoreModel};
 use ditto_hw::ftl::nvm::NvmConfig;
 use ditto_hw::ftl::{Op, Stat, REFCOUNT_MAX};
@@ -43,109 +37,6 @@ use rand::Rng;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// Media latencies in nanoseconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct MediaTiming {
-    pub flash_read_ns: u64,
-    pub flash_program_ns: u64,
-    pub flash_erase_ns: u64,
-    pub nvm_read_ns: u64,
-    pub nvm_write_ns: u64,
-}
-
-impl MediaTiming {
-    /// The flash: FEMU's defaults for its black-box SSD
-    /// (`hw/femu/bbssd/ftl.h`: `NAND_READ_LATENCY` 40 us,
-    /// `NAND_PROG_LATENCY` 200 us, `NAND_ERASE_LATENCY` 2 ms). The NVM: an
-    /// assumption, not a datasheet: 1 us to read and 2 us to write 4 KiB,
-    /// the order of byte-addressable persistent memory (3D XPoint, the
-    /// seed's reference) and of an on-chip region.
-    pub const FEMU: MediaTiming = MediaTiming {
-        flash_read_ns: 40_000,
-        flash_program_ns: 200_000,
-        flash_erase_ns: 2_000_000,
-        nvm_read_ns: 1_000,
-        nvm_write_ns: 2_000,
-    };
-    fn latency(&self, media: Media) -> u64 {
-        match media {
-            Media::FlashRead => self.flash_read_ns,
-            Media::FlashProgram => self.flash_program_ns,
-            Media::FlashErase => self.flash_erase_ns,
-            Media::NvmRead => self.nvm_read_ns,
-            Media::NvmWrite => self.nvm_write_ns,
-        }
-    }
-}
-
-/// When each flash device's channel is free again.
-#[derive(Clone, Debug)]
-pub struct Timeline {
-    timing: MediaTiming,
-    free_at: Vec<u64>,
-}
-
-impl Timeline {
-    pub fn new(timing: MediaTiming, devices: u32) -> Self {
-        Timeline { timing, free_at: vec![0; devices as usize] }
-    }
-
-    /// Serves a request that arrives at `arrival` and does `ops`; returns
-    /// when it completes. A flash operation waits for its device's channel
-    /// (first come, first served); an NVM access only takes its latency:
-    /// the NVM's bandwidth is two orders of magnitude above the flash's,
-    /// and a queue for it would make every request wait for the flash
-    /// programs of the ones before it.
-    pub fn serve(&mut self, arrival: u64, ops: &[MediaOp]) -> u64 {
-        let mut done = arrival;
-        for op in ops {
-            let ready = if op.background { arrival } else { done };
-            let end = match op.media {
-                Media::NvmRead | Media::NvmWrite => ready + self.timing.latency(op.media),
-                _ => {
-                    let channel = &mut self.free_at[op.device as usize];
-                    *channel = ready.max(*channel) + self.timing.latency(op.media);
-                    *channel
-                }
-            };
-            if !op.background {
-                done = end;
-            }
-        }
-        done
-    }
-}
-
-/// Response times of a run, in microseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct ResponseTimes {
-    pub mean_us: f64,
-    pub std_dev_us: f64,
-    pub p99_us: f64,
-    pub max_us: f64,
-}
-
-impl ResponseTimes {
-    /// Summarises response times given in nanoseconds.
-    pub fn of(mut ns: Vec<u64>) -> ResponseTimes {
-        if ns.is_empty() {
-            return ResponseTimes::default();
-        }
-        ns.sort_unstable();
-        let n = ns.len() as f64;
-        let mean = ns.iter().map(|&x| x as f64).sum::<f64>() / n;
-        let var = ns.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
-        // The nearest-rank 99th percentile.
-        let p99 = ns[((0.99 * n).ceil() as usize).clamp(1, ns.len()) - 1];
-        ResponseTimes {
-            mean_us: mean / 1e3,
-            std_dev_us: var.sqrt() / 1e3,
-            p99_us: p99 as f64 / 1e3,
-            max_us: *ns.last().unwrap() as f64 / 1e3,
-        }
-    }
-}
 
 /// One page-sized request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -719,35 +610,6 @@ pub fn plots(b: &NvmBench, out: &Path) -> Result<Vec<PathBuf>, HostError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_request_waits_for_its_channel_and_background_work_holds_it() {
-        let t = MediaTiming::FEMU;
-        let mut tl = Timeline::new(t, 2);
-        let program = |device, background| MediaOp { media: Media::FlashProgram, device, background };
-        assert_eq!(tl.serve(0, &[program(0, false)]), 200_000);
-        // Device 0 is busy until 200 us; device 1 is free.
-        assert_eq!(tl.serve(100_000, &[program(0, false)]), 400_000);
-        assert_eq!(tl.serve(100_000, &[program(1, false)]), 300_000);
-        // A flush on device 1 does not delay its own request's NVM write...
-        let nvm_write = MediaOp { media: Media::NvmWrite, device: 0, background: false };
-        assert_eq!(tl.serve(300_000, &[program(1, true), nvm_write]), 302_000);
-        // ...but the next request on device 1 waits for it.
-        assert_eq!(tl.serve(310_000, &[program(1, false)]), 700_000);
-        // An NVM access after a program waits for that program, but it
-        // holds no channel: the next request's NVM write is not delayed.
-        assert_eq!(tl.serve(700_000, &[program(0, false), nvm_write]), 902_000);
-        assert_eq!(tl.serve(701_000, &[nvm_write]), 703_000);
-        assert_eq!(tl.serve(700_000, &[]), 700_000, "no media: done on arrival");
-    }
-
-    #[test]
-    fn response_times_summarise_mean_deviation_and_the_nearest_rank_p99() {
-        let r = ResponseTimes::of((1..=100).map(|x| x * 1_000).collect());
-        assert_eq!((r.mean_us, r.p99_us, r.max_us), (50.5, 99.0, 100.0));
-        assert!((r.std_dev_us - 28.866).abs() < 0.01, "{r:?}");
-        assert_eq!(ResponseTimes::of(Vec::new()), ResponseTimes::default());
-    }
 
     #[test]
     fn options_out_of_range_are_refused_before_any_work() {

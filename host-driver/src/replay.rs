@@ -10,6 +10,8 @@
 //! compared byte for byte.
 use crate::driver::{Device, DriverError, Transport};
 use crate::ingest::DedupSummary;
+use crate::timing::{MediaTiming, ResponseTimes, Timeline};
+use ditto_hw::ftl::model::{Command, CoreModel};
 use ditto_hw::ftl::{Op, Status};
 use ditto_hw::index::Fingerprint;
 use serde::Serialize;
@@ -254,6 +256,12 @@ pub struct ReplayReport {
     pub reads_mapped: u64,
     /// How the requests became page accesses.
     pub trace: PlanStats,
+    /// Each access's simulated response time, from the trace's timestamps
+    /// and the golden model's media operations at [`MediaTiming::FEMU`]'s
+    /// latencies; `None` when the golden model could not follow the device
+    /// (see `response_times_missing`).
+    pub response_times: Option<ResponseTimes>,
+    pub response_times_missing: Option<String>,
 }
 
 impl ReplayReport {
@@ -280,23 +288,82 @@ impl ReplayReport {
             out.push(format!("skipped            {} (zero length)", t.skipped_zero_length));
         }
         out.extend(self.dedup.lines());
+        out.push(match (&self.response_times, &self.response_times_missing) {
+            (Some(t), _) => format!(
+                "response times     mean {:.0} us, std dev {:.0} us, p99 {:.0} us, max {:.0} us (simulated: FEMU's flash latencies)",
+                t.mean_us, t.std_dev_us, t.p99_us, t.max_us
+            ),
+            (None, why) => format!("response times     none: {}", why.as_deref().unwrap_or("not measured")),
+        });
         out
     }
 }
 
+/// Follows a replay on the golden model to price each access's media
+/// operations: it answers every access as the device must, and the first
+/// answer that differs ends the timing (with the reason), never the replay.
+struct Shadow {
+    model: CoreModel,
+    timeline: Timeline,
+    first_timestamp: Option<u64>,
+    times: Vec<u64>,
+}
+
+impl Shadow {
+    fn follow(&mut self, index: usize, a: &Access, got: (Status, u32)) -> Result<(), String> {
+        let op = if a.write { Op::WriteFp } else { Op::Read };
+        let (want, _) = self.model.execute(&Command::new(op, 0, a.lpa as u32, a.fp));
+        if (want.status, want.value) != got {
+            return Err(format!(
+                "the golden model answered access {index} (LPA {}) with {:?} {:#x}, the device with {:?} {:#x}",
+                a.lpa, want.status, want.value, got.0, got.1
+            ));
+        }
+        let first = *self.first_timestamp.get_or_insert(a.timestamp);
+        let arrival = a.timestamp.saturating_sub(first);
+        self.times.push(self.timeline.serve(arrival, self.model.last_ops()) - arrival);
+        Ok(())
+    }
+}
+
 /// Replays `accesses` (LPAs already below the device's size), as [`plan`]
-/// made them with `trace`'s statistics.
+/// made them with `trace`'s statistics. `golden` is a fresh golden model of
+/// the device's core when the device starts empty, for response times
+/// (`Err` says why there is none).
 pub fn replay<T: Transport>(
     device: &mut Device<T>,
     accesses: &[Access],
     trace: PlanStats,
+    golden: Result<CoreModel, String>,
 ) -> Result<ReplayReport, TraceError> {
     let start = device.transport().cycles();
+    let mut missing = None;
+    let mut shadow = match golden {
+        Ok(model) => {
+            let devices = model.config().geometry.devices;
+            Some(Shadow {
+                model,
+                timeline: Timeline::new(MediaTiming::FEMU, devices),
+                first_timestamp: None,
+                times: Vec::new(),
+            })
+        }
+        Err(why) => {
+            missing = Some(why);
+            None
+        }
+    };
     let (mut unique, mut duplicate, mut reads, mut mapped) = (0u64, 0u64, 0u64, 0u64);
-    for chunk in accesses.chunks(256) {
+    for (c, chunk) in accesses.chunks(256).enumerate() {
         let ops: Vec<(Op, u32, Fingerprint)> =
             chunk.iter().map(|a| (if a.write { Op::WriteFp } else { Op::Read }, a.lpa as u32, a.fp)).collect();
-        for (a, rsp) in chunk.iter().zip(device.batch(&ops)?) {
+        for (k, (a, rsp)) in chunk.iter().zip(device.batch(&ops)?).enumerate() {
+            if let Some(s) = &mut shadow {
+                if let Err(why) = s.follow(c * 256 + k, a, (rsp.status, rsp.value)) {
+                    missing = Some(why);
+                    shadow = None;
+                }
+            }
             match (a.write, rsp.status) {
                 (true, Status::Unique) => unique += 1,
                 (true, Status::Duplicate) => duplicate += 1,
@@ -314,6 +381,10 @@ pub fn replay<T: Transport>(
                 }
             }
         }
+        // The core's cleaner runs in the gap after each batch.
+        if let Some(s) = &mut shadow {
+            while s.model.clean_step() {}
+        }
     }
     Ok(ReplayReport {
         dedup: DedupSummary::of(device, unique, duplicate, start)?,
@@ -321,12 +392,43 @@ pub fn replay<T: Transport>(
         reads,
         reads_mapped: mapped,
         trace,
+        response_times: shadow.map(|s| ResponseTimes::of(s.times)),
+        response_times_missing: missing,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shadow_prices_each_access_and_stops_at_the_first_disagreement() {
+        use ditto_hw::ftl::flash::Geometry;
+        use ditto_hw::ftl::model::CoreConfig;
+        let config = CoreConfig {
+            lpas: 16,
+            geometry: Geometry { devices: 1, blocks_per_device: 8, pages_per_block: 4, reserve_blocks: 1 },
+            index_bucket_bits: 4,
+            bloom: true,
+            array_wide: true,
+            refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
+            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
+        };
+        let mut shadow = Shadow {
+            model: CoreModel::new(config),
+            timeline: Timeline::new(MediaTiming::FEMU, 1),
+            first_timestamp: None,
+            times: Vec::new(),
+        };
+        let write = |ts, lpa, n: u8| Access { timestamp: ts, lpa, write: true, fp: [n; 20] };
+        // The first page goes to PPA 0, the second to PPA 1 after it.
+        shadow.follow(0, &write(1_000, 0, 1), (Status::Unique, 0)).unwrap();
+        shadow.follow(1, &write(1_000, 1, 2), (Status::Unique, 1)).unwrap();
+        shadow.follow(2, &write(1_000, 2, 1), (Status::Duplicate, 0)).unwrap();
+        assert_eq!(shadow.times, [200_000, 400_000, 0], "the second program waits for the first");
+        let why = shadow.follow(3, &write(2_000, 3, 3), (Status::Unique, 7)).unwrap_err();
+        assert!(why.contains("access 3 (LPA 3)"), "{why}");
+    }
     use rand::Rng;
 
     fn parse_text(text: &str) -> Result<Vec<Request>, TraceError> {

@@ -435,7 +435,39 @@ fn replay_feeds_trace_hashes_and_counts_exactly() {
         assert_eq!(r["unique_pages"], distinct.len() as u64, "{r}");
         assert_eq!(r["duplicate_pages"], 62 - distinct.len() as u64);
         assert_eq!((r["reads"].as_u64(), r["reads_mapped"].as_u64()), (Some(2), Some(1)));
+        // Every access arrives a nanosecond after the last: the writes queue
+        // behind each other's 200 us programs on the one device.
+        assert!(r["response_times_missing"].is_null(), "{r}");
+        let times = &r["response_times"];
+        assert!(times["max_us"].as_f64().unwrap() > 200.0 * (distinct.len() as f64 - 1.0), "{times}");
+        assert!(times["p99_us"].as_f64().unwrap() >= 200.0, "{times}");
     }
+    // A device opened from a store has a history the golden model did not
+    // see: no response times, and the report says why.
+    let store = dir.join("store");
+    for _ in 0..2 {
+        let out = ditto(&[
+            "replay",
+            path.to_str().unwrap(),
+            "--backend",
+            "model",
+            "--store",
+            store.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let reopened = r["response_times"].is_null();
+        assert_eq!(
+            reopened,
+            r["response_times_missing"].as_str().is_some_and(|w| w.contains("opened from a store")),
+            "{r}"
+        );
+    }
+    let out = ditto(&["replay", path.to_str().unwrap(), "--backend", "model", "--store", store.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("response times     none: the device was opened from a store")
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub(crate) fn open_device(
     args: &DeviceArgs,
     pages: Pages,
     verify: bool,
-) -> Result<(OpenDevice, PathBuf, ditto_host::limits::Limits)> {
+) -> Result<(OpenDevice, PathBuf, ditto_host::limits::Limits, Option<ditto_hw::ftl::model::CoreConfig>)> {
     use ditto_host::driver::{setup_for_backend, BackingStore, Device};
     use ditto_host::store::format::StoreSpec;
     let existing = match &args.store {
@@ -65,6 +65,8 @@ pub(crate) fn open_device(
     };
     let dir = store.dir().to_path_buf();
     let transport = args.backend.open(&cfg, setup, args.check)?;
+    // A device that starts empty is one the golden model can follow.
+    let fresh_core = recovered.is_none().then(|| setup.core_config(&cfg));
     let device = match recovered {
         None => Device::new(transport, store, verify_flag)?,
         Some(recovered) => {
@@ -78,7 +80,7 @@ pub(crate) fn open_device(
             device
         }
     };
-    Ok((device, dir, limits))
+    Ok((device, dir, limits, fresh_core))
 }
 
 /// A progress bar of `len` steps on stderr, its message the step under

@@ -89,7 +89,7 @@ fn run(command: Command) -> Result<()> {
             if input.pages() == 0 {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            let (mut dev, dir, limits) = open_device(&device, Pages::AtLeast(input.pages()), !no_verify)?;
+            let (mut dev, dir, limits, _) = open_device(&device, Pages::AtLeast(input.pages()), !no_verify)?;
             let config = limits.config.as_str();
             // Only a report of this configuration's own build turns cycles
             // into throughput.
@@ -177,10 +177,13 @@ fn run(command: Command) -> Result<()> {
             if pages == 0 {
                 bail!("{}: the trace addresses no page", trace.display());
             }
-            let (mut dev, _, limits) = open_device(&device, Pages::AtLeast(pages), false)
+            let (mut dev, _, limits, fresh_core) = open_device(&device, Pages::AtLeast(pages), false)
                 .with_context(|| format!("{}: the trace's pages do not fit (try --dense)", trace.display()))?;
             let writes = accesses.iter().filter(|a| a.write).count() as u64;
-            let report = ditto_host::replay::replay(&mut dev, &accesses, plan)?;
+            let golden = fresh_core.map(ditto_hw::ftl::model::CoreModel::new).ok_or_else(|| {
+                "the device was opened from a store: the golden model cannot follow its history".to_string()
+            });
+            let report = ditto_host::replay::replay(&mut dev, &accesses, plan, golden)?;
             warn_index_full(report.dedup.index_full_writes, &limits, writes);
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
@@ -201,7 +204,7 @@ fn run(command: Command) -> Result<()> {
                 }
                 None => Pages::StoreOr(DEFAULT_SERVE_BYTES / ditto_host::driver::PAGE as u64),
             };
-            let (mut dev, dir, _) = open_device(&device, pages, !no_verify)?;
+            let (mut dev, dir, _, _) = open_device(&device, pages, !no_verify)?;
             let bytes = match size {
                 Some(size) => ditto_host::limits::parse_size(&size)?,
                 None => dev.lpas() as u64 * ditto_host::driver::PAGE as u64,
