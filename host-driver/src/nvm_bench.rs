@@ -89,25 +89,12 @@ pub const REQUESTS: std::ops::RangeInclusive<u64> = 1_000..=5_000_000;
 pub const INTERARRIVAL_US: std::ops::RangeInclusive<u64> = 1..=1_000_000;
 /// Logical pages of the synthetic workloads: 75% of the flash.
 pub const SYNTHETIC_LPAS: u32 = 12_288;
-/// Flash pages per logical page: the flash is a third bigger than the
-/// logical space (75% utilisation), as in many SSDs' overprovisioning.
-const FLASH_PER_LOGICAL: f64 = 4.0 / 3.0;
-
-/// The flash for `lpas` logical pages: four devices of 64-page blocks, as
-/// many blocks as 75% utilisation needs (rounded up to a power of two).
+/// The flash for `lpas` logical pages: the driver's geometry on four
+/// devices (64-page blocks, two reserve blocks and a quarter spare per
+/// device, rounded up to a power of two; 75% utilisation for
+/// [`SYNTHETIC_LPAS`]).
 pub fn geometry_for(lpas: u32) -> Result<Geometry, HostError> {
-    let (devices, pages_per_block) = (4u32, 64u32);
-    let blocks = ((lpas as f64 * FLASH_PER_LOGICAL) / (devices * pages_per_block) as f64).ceil() as u32;
-    let blocks_per_device = blocks.max(8).next_power_of_two();
-    let max = 1u32 << ditto_hw::ftl::flash::BLOCK_FIELD_BITS;
-    if blocks_per_device > max {
-        return Err(HostError::OutOfRange {
-            option: "logical pages",
-            value: lpas as u64,
-            allowed: format!("at most {} (four devices of {max} blocks at 75%)", max as u64 * 4 * 64 * 3 / 4),
-        });
-    }
-    Ok(Geometry { devices, blocks_per_device, pages_per_block, reserve_blocks: 2 })
+    Ok(crate::driver::geometry_for(lpas, 4)?)
 }
 
 /// Checks the options before any work starts.
@@ -157,54 +144,56 @@ fn content(n: u64) -> Fingerprint {
     Sha1::digest(n.to_le_bytes()).into()
 }
 
-/// The `skewed` workload.
-pub fn skewed(lpas: u32, requests: u64, interarrival_us: u64, seed: u64) -> Workload {
+/// A synthetic workload: every LPA written once with `fill(lpa)` (the
+/// warm-up), then `requests` hot-and-cold requests, a fifth of them reads,
+/// each with the content `draw` picks, at Poisson arrivals.
+fn synthetic(
+    name: &str,
+    (lpas, requests, interarrival_us, seed): (u32, u64, u64, u64),
+    fill: impl Fn(u32) -> Fingerprint,
+    mut draw: impl FnMut(&mut rand_chacha::ChaCha8Rng) -> Fingerprint,
+) -> Workload {
     let mut rng = ditto_sim::testkit::rng(seed);
     let mean = interarrival_us * 1_000;
     let mut t = 0;
     let mut out: Vec<Request> = (0..lpas)
         .map(|lpa| {
             t += mean;
-            Request { arrival_ns: t, lpa, write: true, fp: content(lpa as u64) }
+            Request { arrival_ns: t, lpa, write: true, fp: fill(lpa) }
         })
         .collect();
-    let mut next_content = lpas as u64;
     for _ in 0..requests {
         t += gap_ns(&mut rng, mean);
         let lpa = skewed_lpa(&mut rng, lpas);
         let write = !rng.gen_bool(0.2);
-        let fp = if rng.gen_bool(0.1) {
+        out.push(Request { arrival_ns: t, lpa, write, fp: draw(&mut rng) });
+    }
+    Workload { name: name.into(), lpas, requests: out, warmup: lpas as usize }
+}
+
+/// The `skewed` workload: fresh contents, a tenth of them one of 16 hot
+/// ones.
+pub fn skewed(lpas: u32, requests: u64, interarrival_us: u64, seed: u64) -> Workload {
+    let mut next_content = lpas as u64;
+    let draw = |rng: &mut rand_chacha::ChaCha8Rng| {
+        if rng.gen_bool(0.1) {
             content(u64::MAX - rng.gen_range(0..16))
         } else {
             next_content += 1;
             content(next_content)
-        };
-        out.push(Request { arrival_ns: t, lpa, write, fp });
-    }
-    Workload { name: "skewed".into(), lpas, requests: out, warmup: lpas as usize }
+        }
+    };
+    synthetic("skewed", (lpas, requests, interarrival_us, seed), |lpa| content(lpa as u64), draw)
 }
 
-/// The `sample` workload.
+/// The `sample` workload: the sample's pages, tiled, then drawn at random.
 pub fn sample(lpas: u32, requests: u64, interarrival_us: u64, seed: u64) -> Workload {
     use sha1::{Digest, Sha1};
     let pages: Vec<Fingerprint> =
         sample_bytes().chunks(ditto_hw::sha1::PAGE_BYTES).map(|p| Sha1::digest(p).into()).collect();
-    let mut rng = ditto_sim::testkit::rng(seed);
-    let mean = interarrival_us * 1_000;
-    let mut t = 0;
-    let mut out: Vec<Request> = (0..lpas)
-        .map(|lpa| {
-            t += mean;
-            Request { arrival_ns: t, lpa, write: true, fp: pages[lpa as usize % SAMPLE_PAGES] }
-        })
-        .collect();
-    for _ in 0..requests {
-        t += gap_ns(&mut rng, mean);
-        let lpa = skewed_lpa(&mut rng, lpas);
-        let write = !rng.gen_bool(0.2);
-        out.push(Request { arrival_ns: t, lpa, write, fp: pages[rng.gen_range(0..SAMPLE_PAGES)] });
-    }
-    Workload { name: "sample".into(), lpas, requests: out, warmup: lpas as usize }
+    let fill = |lpa: u32| pages[lpa as usize % SAMPLE_PAGES];
+    let draw = |rng: &mut rand_chacha::ChaCha8Rng| pages[rng.gen_range(0..SAMPLE_PAGES)];
+    synthetic("sample", (lpas, requests, interarrival_us, seed), fill, draw)
 }
 
 /// Writes an FIU-format trace (`timestamp pid process lba sectors W|R major
@@ -289,6 +278,8 @@ pub fn fiu(options: &NvmOptions) -> Result<Workload, HostError> {
     }
     let mut file = tempfile::NamedTempFile::new()
         .map_err(|source| HostError::Write { path: "a temporary trace".into(), source })?;
+    // Its requests average 2.5 pages: as many page accesses as the
+    // synthetic workloads' requests.
     let requests = options.requests * 2 / 5;
     let path = file.path().to_path_buf();
     let mut writer = std::io::BufWriter::new(file.as_file_mut());
@@ -346,7 +337,7 @@ pub fn run(w: &Workload, nvm: NvmConfig, cache_percent: u32, timing: MediaTiming
     let mut start = None;
     for (i, r) in w.requests.iter().enumerate() {
         if i == w.warmup {
-            start = Some((m.counters(), m.flash_stats(), m.nvm_stats()));
+            start = Some((m.counters(), m.flash().stats(), m.nvm_stats()));
         }
         let op = if r.write { Op::WriteFp } else { Op::Read };
         let (rsp, _) = m.execute(&Command::new(op, 0, r.lpa, r.fp));
@@ -358,8 +349,8 @@ pub fn run(w: &Workload, nvm: NvmConfig, cache_percent: u32, timing: MediaTiming
             times.push(done - r.arrival_ns);
         }
     }
-    let (c0, f0, n0) = start.unwrap_or((m.counters(), m.flash_stats(), m.nvm_stats()));
-    let (c, f, n) = (m.counters(), m.flash_stats(), m.nvm_stats());
+    let (c0, f0, n0) = start.unwrap_or((m.counters(), m.flash().stats(), m.nvm_stats()));
+    let (c, f, n) = (m.counters(), m.flash().stats(), m.nvm_stats());
     let counter = |s: Stat| (c[s as usize] - c0[s as usize]) as u64;
     let writes = w.requests[w.warmup..].iter().filter(|r| r.write).count() as u64;
     let flash_programs = (f.host_writes + f.relocations) - (f0.host_writes + f0.relocations);
@@ -404,6 +395,12 @@ pub struct NvmBench {
 }
 
 impl NvmBench {
+    /// The workloads run, in order.
+    pub fn workloads(&self) -> Vec<&str> {
+        let mut workloads: Vec<&str> = self.runs.iter().map(|r| r.workload.as_str()).collect();
+        workloads.dedup();
+        workloads
+    }
     /// The run of `workload` with the cache off.
     pub fn off(&self, workload: &str) -> Option<&NvmRun> {
         self.runs.iter().find(|r| r.workload == workload && r.mode == "off")
@@ -423,6 +420,12 @@ impl NvmBench {
             _ => 0.0,
         }
     }
+}
+
+/// Runs that [`bench_nvm`] makes: each of its three workloads with the
+/// cache off, then plain and cooperative at each size.
+pub fn run_count(options: &NvmOptions) -> u64 {
+    3 * (1 + 2 * options.cache_percents.len() as u64)
 }
 
 /// Runs every workload at every setting; `progress` hears each run's name.
@@ -519,8 +522,7 @@ pub fn render(b: &NvmBench) -> String {
 /// what the cooperation itself buys over the plain cache at each size.
 pub fn summary(b: &NvmBench) -> Vec<String> {
     let mut lines = Vec::new();
-    let mut workloads: Vec<&str> = b.runs.iter().map(|r| r.workload.as_str()).collect();
-    workloads.dedup();
+    let workloads = b.workloads();
     for w in workloads {
         let Some(off) = b.off(w).filter(|o| o.copy_outs > 0) else {
             lines.push(format!("`{w}`: no copy-outs without a cache, so none to save."));
@@ -559,8 +561,7 @@ pub fn summary(b: &NvmBench) -> Vec<String> {
 pub fn plots(b: &NvmBench, out: &Path) -> Result<Vec<PathBuf>, HostError> {
     use crate::plots::{line_plot, XAxis};
     std::fs::create_dir_all(out).map_err(|source| HostError::Write { path: out.into(), source })?;
-    let mut workloads: Vec<&str> = b.runs.iter().map(|r| r.workload.as_str()).collect();
-    workloads.dedup();
+    let workloads = b.workloads();
     let series = |value: &dyn Fn(&NvmRun) -> f64| {
         let mut all = Vec::new();
         for w in &workloads {
@@ -581,29 +582,29 @@ pub fn plots(b: &NvmBench, out: &Path) -> Result<Vec<PathBuf>, HostError> {
         }
         all
     };
+    type Value = fn(&NvmRun) -> f64;
+    let figures: [(&str, &str, &str, Value); 2] = [
+        (
+            "nvm-copy-outs-vs-cache-size.svg",
+            "GC copy-outs against the NVM cache's size",
+            "copy-outs per 1,000 writes",
+            |r| 1_000.0 * r.copy_outs as f64 / r.writes.max(1) as f64,
+        ),
+        (
+            "nvm-response-deviation-vs-cache-size.svg",
+            "Response time's standard deviation against the NVM cache's size",
+            "standard deviation (us)",
+            |r| r.response.std_dev_us,
+        ),
+    ];
     let mut written = Vec::new();
-    let copy_outs = series(&|r| 1_000.0 * r.copy_outs as f64 / r.writes.max(1) as f64);
-    let path = out.join("nvm-copy-outs-vs-cache-size.svg");
-    let named: Vec<(&str, Vec<(f64, f64)>)> = copy_outs.iter().map(|(n, p)| (n.as_str(), p.clone())).collect();
-    line_plot(
-        &path,
-        "GC copy-outs against the NVM cache's size",
-        ("cache size (% of the logical space)", XAxis::Continuous),
-        "copy-outs per 1,000 writes",
-        &named,
-    )?;
-    written.push(path);
-    let deviation = series(&|r| r.response.std_dev_us);
-    let path = out.join("nvm-response-deviation-vs-cache-size.svg");
-    let named: Vec<(&str, Vec<(f64, f64)>)> = deviation.iter().map(|(n, p)| (n.as_str(), p.clone())).collect();
-    line_plot(
-        &path,
-        "Response time's standard deviation against the NVM cache's size",
-        ("cache size (% of the logical space)", XAxis::Continuous),
-        "standard deviation (us)",
-        &named,
-    )?;
-    written.push(path);
+    for (file, title, y_label, value) in figures {
+        let lines = series(&value);
+        let named: Vec<(&str, Vec<(f64, f64)>)> = lines.iter().map(|(n, p)| (n.as_str(), p.clone())).collect();
+        let path = out.join(file);
+        line_plot(&path, title, ("cache size (% of the logical space)", XAxis::Continuous), y_label, &named)?;
+        written.push(path);
+    }
     Ok(written)
 }
 
@@ -648,7 +649,7 @@ mod tests {
     fn cooperative_gc_cuts_copy_outs_on_the_skewed_workload() {
         let seed = 11;
         println!("seed {seed}");
-        let w = skewed(3_072, 20_000, 200, seed);
+        let w = skewed(5_600, 20_000, 200, seed);
         let off = run(&w, NvmConfig::OFF, 0, MediaTiming::FEMU).unwrap();
         let slots = slots_for(w.lpas, 5);
         let plain = run(&w, NvmConfig { slots, cooperative: false }, 5, MediaTiming::FEMU).unwrap();

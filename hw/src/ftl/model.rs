@@ -10,7 +10,7 @@
 //! model does not see: the caller replays the hardware's cleaner steps with
 //! [`CoreModel::clean_step`] (the core reports each one), and `SYNC` drains
 //! the rest, so both agree command by command.
-use super::flash::{Flash, FlashStats, Geometry, Media, MediaOp, Relocation};
+use super::flash::{Flash, Geometry, Media, MediaOp, Relocation};
 use super::nvm::{self, NvmCache, NvmConfig, NvmStats};
 use super::{flag, Op, Stat, Status, REFCOUNT_MAX, STATS, VERSION_BITS};
 use crate::index::model::{Command as IndexCommand, IndexModel, IndexStats};
@@ -160,9 +160,6 @@ impl CoreModel {
     pub fn flash(&self) -> &Flash {
         &self.flash
     }
-    pub fn flash_stats(&self) -> FlashStats {
-        self.flash.stats()
-    }
     pub fn nvm_stats(&self) -> NvmStats {
         self.nvm.stats()
     }
@@ -284,8 +281,7 @@ impl CoreModel {
                     let p = self.pages[pid as usize];
                     rsp.value = p.ppa;
                     if let Some(slot) = p.slot {
-                        self.nvm.touch(slot);
-                        self.nvm.stats.read_hits += 1;
+                        self.nvm.read_hit(slot);
                         self.flash.log(Media::NvmRead, 0);
                     } else {
                         let device = self.config.geometry.device_of(p.ppa);
@@ -468,8 +464,7 @@ impl CoreModel {
         }
         for d in &written.dropped {
             let slot = self.pages[d.owner as usize].slot.expect("a dropped page is cached");
-            self.nvm.set_dirty(slot);
-            self.nvm.stats.gc_drops += 1;
+            self.nvm.take_over(slot);
             self.pages[d.owner as usize].ppa = nvm::address(slot);
         }
         self.counters[Stat::Relocations as usize] += written.relocations.len() as u32;
@@ -494,8 +489,7 @@ impl CoreModel {
         let ppa = self.flash_write(self.nvm.device_of(slot), owner, moves);
         moves.push(Relocation { owner, from: nvm::address(slot), to: ppa });
         self.pages[owner as usize].ppa = ppa;
-        self.nvm.set_clean(slot);
-        self.nvm.stats.writebacks += 1;
+        self.nvm.written_back(slot);
     }
 
     /// Brings a clean copy of `pid`'s flash page (just read) into the NVM,
@@ -507,7 +501,6 @@ impl CoreModel {
             self.evict(victim, moves);
         }
         let slot = self.nvm.fill_clean(pid, device);
-        self.nvm.stats.read_fills += 1;
         self.pages[pid as usize].slot = Some(slot);
         self.flash.log(Media::NvmWrite, 0);
         self.flash.set_background(false);
@@ -518,9 +511,8 @@ impl CoreModel {
         if self.nvm.slot(slot).is_some_and(|(_, dirty)| dirty) {
             self.write_back(slot, moves);
         }
-        let (owner, _) = self.nvm.take(slot);
+        let owner = self.nvm.evict(slot);
         self.pages[owner as usize].slot = None;
-        self.nvm.stats.evictions += 1;
     }
 
     fn map(&mut self, lpa: u32, old: Option<u32>, pid: u32) {
@@ -542,10 +534,8 @@ impl CoreModel {
         let (ppa, entry, slot) = (p.ppa, p.entry, p.slot.take());
         match slot {
             Some(slot) => {
-                let (_, dirty) = self.nvm.take(slot);
-                if dirty {
-                    self.nvm.stats.absorbed += 1;
-                } else {
+                // A dirty page is only in the slot: it never reached the flash.
+                if !self.nvm.take(slot).1 {
                     self.flash.invalidate(ppa);
                 }
             }
@@ -744,7 +734,7 @@ mod tests {
         let (read, _) = m.execute(&Command::new(Op::Read, 0, 1, [0; 20]));
         assert_eq!((read.status, read.value), (Status::Mapped, r.value));
         assert_eq!(m.nvm_stats().read_hits, 1);
-        assert_eq!(m.flash_stats().host_writes, 0, "nothing reached the flash yet");
+        assert_eq!(m.flash().stats().host_writes, 0, "nothing reached the flash yet");
     }
 
     #[test]
@@ -779,7 +769,7 @@ mod tests {
         write(&mut m, 0, 2);
         write(&mut m, 0, 3);
         assert_eq!(m.nvm_stats().absorbed, 2);
-        assert_eq!(m.flash_stats().host_writes, 0);
+        assert_eq!(m.flash().stats().host_writes, 0);
     }
 
     /// Hot pages overwritten and read among cold ones on a small, nearly
@@ -812,7 +802,7 @@ mod tests {
                 content += 1;
                 assert!(!write(&mut m, lpa, content).status.is_error());
             }
-            (m.flash_stats(), m.nvm_stats())
+            (m.flash().stats(), m.nvm_stats())
         };
         let (off, _) = run(NvmConfig::OFF);
         let (plain, plain_nvm) = run(NvmConfig { slots: 8, cooperative: false });

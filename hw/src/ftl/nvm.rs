@@ -115,7 +115,7 @@ pub struct NvmCache {
     hand: u32,
     dirty_per_device: Vec<u32>,
     dirty: u32,
-    pub(crate) stats: NvmStats,
+    stats: NvmStats,
 }
 
 impl NvmCache {
@@ -130,9 +130,6 @@ impl NvmCache {
             dirty: 0,
             stats: NvmStats::default(),
         }
-    }
-    pub fn config(&self) -> NvmConfig {
-        self.config
     }
     pub fn stats(&self) -> NvmStats {
         self.stats
@@ -159,7 +156,7 @@ impl NvmCache {
 
     /// Puts `owner`'s new copy (for `device`) into a free slot, dirty.
     pub fn fill(&mut self, owner: u32, device: u32) -> u32 {
-        let slot = self.fill_clean(owner, device);
+        let slot = self.occupy(owner, device);
         self.set_dirty(slot);
         self.stats.writes += 1;
         slot
@@ -168,6 +165,11 @@ impl NvmCache {
     /// Puts a clean copy of `owner`'s flash page (on `device`) into a free
     /// slot: a read brought it in.
     pub fn fill_clean(&mut self, owner: u32, device: u32) -> u32 {
+        self.stats.read_fills += 1;
+        self.occupy(owner, device)
+    }
+
+    fn occupy(&mut self, owner: u32, device: u32) -> u32 {
         let slot = self.free.pop_front().expect("a free slot: evict first");
         self.slots[slot as usize] = Slot { owner: Some(owner), device, dirty: false, referenced: true };
         slot
@@ -189,26 +191,49 @@ impl NvmCache {
         }
     }
 
-    /// Empties `slot`; returns its owner and whether it was dirty.
+    /// Empties `slot` (its page was freed); returns its owner and whether
+    /// it was dirty (then the page never reached the flash).
     pub fn take(&mut self, slot: u32) -> (u32, bool) {
         let s = self.slots[slot as usize];
         let owner = s.owner.expect("a slot in use");
         if s.dirty {
             self.dirty -= 1;
             self.dirty_per_device[s.device as usize] -= 1;
+            self.stats.absorbed += 1;
         }
         self.slots[slot as usize] = Slot::default();
         self.free.push_back(slot);
         (owner, s.dirty)
     }
 
-    /// The page in `slot` was used (read, or found again by a duplicate).
+    /// Empties clean `slot` for another page (CLOCK chose it); returns its
+    /// owner.
+    pub fn evict(&mut self, slot: u32) -> u32 {
+        assert!(!self.slots[slot as usize].dirty, "slot {slot} is written back before it is evicted");
+        self.stats.evictions += 1;
+        self.take(slot).0
+    }
+
+    /// The page in `slot` was found again by a duplicate.
     pub fn touch(&mut self, slot: u32) {
         self.slots[slot as usize].referenced = true;
     }
 
+    /// A read was served from `slot`.
+    pub fn read_hit(&mut self, slot: u32) {
+        self.touch(slot);
+        self.stats.read_hits += 1;
+    }
+
+    /// Cooperative GC dropped the flash page that `slot` holds a clean copy
+    /// of: the slot holds the original now.
+    pub fn take_over(&mut self, slot: u32) {
+        self.set_dirty(slot);
+        self.stats.gc_drops += 1;
+    }
+
     /// `slot` now holds the only copy of its page.
-    pub fn set_dirty(&mut self, slot: u32) {
+    fn set_dirty(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
         assert!(!s.dirty && s.owner.is_some(), "slot {slot} is clean and in use");
         s.dirty = true;
@@ -217,12 +242,13 @@ impl NvmCache {
     }
 
     /// `slot`'s page was written back: it holds a clean copy now.
-    pub fn set_clean(&mut self, slot: u32) {
+    pub fn written_back(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
         assert!(s.dirty, "slot {slot} is dirty");
         s.dirty = false;
         self.dirty -= 1;
         self.dirty_per_device[s.device as usize] -= 1;
+        self.stats.writebacks += 1;
     }
 }
 
@@ -247,7 +273,8 @@ mod tests {
         assert_eq!(slots, [0, 1, 2]);
         // Every bit is set: one sweep clears them all, then slot 0 goes.
         assert_eq!(c.victim(), 0);
-        c.take(0);
+        c.written_back(0);
+        assert_eq!(c.evict(0), 0);
         c.fill(3, 1);
         c.touch(1);
         // Slot 1 was touched again; slot 2's bit was cleared by the sweep.
@@ -261,9 +288,9 @@ mod tests {
         let b = c.fill(11, 1);
         let r = c.fill_clean(12, 1);
         assert_eq!((c.dirty(), c.dirty_on(0), c.dirty_on(1)), (2, 1, 1));
-        c.set_clean(a);
+        c.written_back(a);
         assert_eq!((c.dirty(), c.dirty_on(0)), (1, 0));
-        c.set_dirty(r); // cooperative GC dropped its flash page
+        c.take_over(r); // cooperative GC dropped its flash page
         assert_eq!((c.dirty(), c.dirty_on(1)), (2, 2));
         assert_eq!(c.take(b), (11, true));
         assert_eq!(c.take(a), (10, false));

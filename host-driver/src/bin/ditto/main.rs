@@ -578,7 +578,6 @@ fn run(command: Command) -> Result<()> {
             what: BenchCommand::Nvm { requests, interarrival_us, cache_percents, trace, plots, seed, json },
         } => {
             let options = ditto_host::nvm_bench::NvmOptions { requests, interarrival_us, cache_percents, trace, seed };
-            ditto_host::nvm_bench::check(&options)?;
             let bench = run_nvm_bench(&options)?;
             if let Some(dir) = plots {
                 for path in ditto_host::nvm_bench::plots(&bench, &dir)? {
@@ -647,7 +646,7 @@ fn run(command: Command) -> Result<()> {
                 }
             }
             if parts.contains(&FigurePart::Nvm) {
-                let bench = run_nvm_bench(&nvm_figures_options())?;
+                let bench = run_nvm_bench(&ditto_host::nvm_bench::NvmOptions::default())?;
                 let markdown = ditto_host::nvm_bench::render(&bench);
                 match &update {
                     Some(path) => {
@@ -813,17 +812,11 @@ fn figure_mutants(out: &std::path::Path) -> Result<String> {
 
 /// `ditto bench nvm` with a progress bar.
 fn run_nvm_bench(options: &ditto_host::nvm_bench::NvmOptions) -> Result<ditto_host::nvm_bench::NvmBench> {
-    let runs = 3 * (1 + 2 * options.cache_percents.len() as u64);
-    let bar = steps(runs, "");
+    let bar = steps(ditto_host::nvm_bench::run_count(options), "");
     let bench = ditto_host::nvm_bench::bench_nvm(options, |step| {
         bar.inc(1);
         bar.set_message(step.to_string());
     })?;
     bar.finish_and_clear();
     Ok(bench)
-}
-
-/// The options of the README's NVM block: `ditto bench nvm`'s defaults.
-fn nvm_figures_options() -> ditto_host::nvm_bench::NvmOptions {
-    ditto_host::nvm_bench::NvmOptions::default()
 }
