@@ -119,6 +119,7 @@ fn setup(devices: u32, blocks: u32, pages: u32, reserve: u32, lpas: u32, array_w
         bloom: true,
         refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
         memory: MemTiming::fixed(latency),
+        nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
     }
 }
 

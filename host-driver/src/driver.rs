@@ -423,6 +423,18 @@ impl<T: Transport> Device<T> {
         Ok(value)
     }
 
+    /// A write the core stored as a new copy released the LPA's old copy
+    /// before anything else (as the core does), so its page may be reused
+    /// by the relocations and the new copy that follow it (an evicted NVM
+    /// slot's write-back, the slot the new copy takes): the old copy is
+    /// unmapped first, in the same operation.
+    fn release_overwritten(&mut self, lpa: u32, status: Status) -> Result<(), DriverError> {
+        if status == Status::Unique && self.mirror.lookup(lpa).is_some() {
+            self.event(Event::Unmap { lpa })?;
+        }
+        Ok(())
+    }
+
     /// Moves data for one completion's relocations.
     fn relocate(&mut self, moves: &[Relocation]) -> Result<(), DriverError> {
         self.stats.relocations += moves.len() as u64;
@@ -469,7 +481,7 @@ impl<T: Transport> Device<T> {
         let mut first_error: Option<DriverError> = None;
         let mut collided = Vec::new();
         for (i, ((lpa, data), (rsp, moves))) in pages.iter().zip(completions).enumerate() {
-            if let Err(e) = self.relocate(&moves) {
+            if let Err(e) = self.release_overwritten(*lpa, rsp.status).and_then(|_| self.relocate(&moves)) {
                 first_error.get_or_insert(e);
             }
             // A duplicate maps to the stored copy as it is (under a core
@@ -569,6 +581,9 @@ impl<T: Transport> Device<T> {
         let jobs = ops.iter().map(|(op, lpa, fp)| Job { cmd: Command::new(*op, 0, *lpa, *fp), page: None }).collect();
         let mut out = Vec::with_capacity(ops.len());
         for ((op, lpa, fingerprint), (rsp, moves)) in ops.iter().zip(self.submit(jobs)?) {
+            if matches!(op, Op::WriteFp | Op::WriteUnique) {
+                self.release_overwritten(*lpa, rsp.status)?;
+            }
             self.relocate(&moves)?;
             let map = |fresh, flags| Event::Map { lpa: *lpa, ppa: rsp.value, fresh, flags, fingerprint: *fingerprint };
             match (*op, rsp.status) {
@@ -722,5 +737,6 @@ pub fn setup_for(lpas: u32, devices: u32) -> Result<CoreSetup, DriverError> {
         bloom: true,
         refcount_max: REFCOUNT_MAX,
         memory: MemTiming::fixed(2),
+        nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
     })
 }

@@ -2,7 +2,9 @@
 //! file in 4 KiB pages, the last one zero-filled) through a [`Device`], and
 //! reports what dedup did.
 use crate::driver::{Device, DriverError, Transport, Written, PAGE};
-use ditto_hw::ftl::Stat;
+use crate::timing::{Arrival, ResponseClock, ResponseTimes};
+use ditto_hw::ftl::model::{Command, CoreModel};
+use ditto_hw::ftl::{Op, Stat, Status};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -218,6 +220,13 @@ pub struct IngestReport {
     /// What the cycles mean at the Fmax of the last `ditto synth` report.
     pub fmax_mhz: Option<f64>,
     pub throughput_mib_per_s: Option<f64>,
+    /// Each page's simulated service time: one write in flight at a time
+    /// (a file has no arrival times), priced from the golden model's media
+    /// operations at [`crate::timing::MediaTiming::FEMU`]'s latencies;
+    /// `None` when the golden model could not follow the device (see
+    /// `response_times_missing`).
+    pub response_times: Option<ResponseTimes>,
+    pub response_times_missing: Option<String>,
 }
 /// Writes the pages of `input` to LPAs 0, 1, 2, ... and reports.
 pub fn ingest<T: Transport>(
@@ -226,6 +235,7 @@ pub fn ingest<T: Transport>(
     devices: u32,
     fmax_mhz: Option<f64>,
     progress: bool,
+    golden: Result<CoreModel, String>,
 ) -> Result<IngestReport, IngestError> {
     let total = input.pages();
     let bar = if progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
@@ -235,20 +245,33 @@ pub fn ingest<T: Transport>(
     let start_cycles = device.transport().cycles();
     let (mut unique, mut duplicate) = (0u64, 0u64);
     let mut next_lpa = 0u32;
+    let mut clock = ResponseClock::new(golden);
     input.for_each_batch(BATCH, |chunk| {
         let batch: Vec<(u32, &[u8; PAGE])> =
             chunk.iter().enumerate().map(|(i, p)| (next_lpa + i as u32, &**p)).collect();
-        for w in device.write_batch(&batch)? {
-            match w {
-                Written::Unique { .. } | Written::Collision { .. } => unique += 1,
-                Written::Duplicate { .. } => duplicate += 1,
+        for ((lpa, data), w) in batch.iter().zip(device.write_batch(&batch)?) {
+            let got = match w {
+                Written::Unique { ppa } => (Status::Unique, ppa),
+                Written::Duplicate { ppa } => (Status::Duplicate, ppa),
+                Written::Collision { .. } => {
+                    clock.stop(format!("page {lpa} collided (same SHA-1, other bytes) and was stored unshared, which the golden model does not follow"));
+                    (Status::Unique, 0)
+                }
+            };
+            match got.0 {
+                Status::Unique => unique += 1,
+                _ => duplicate += 1,
             }
+            let cmd = Command::new(Op::Write, 0, *lpa, ditto_sim::hasher::sha1_of(data));
+            clock.follow(|| format!("page {lpa}"), &cmd, got, Arrival::AfterPrevious);
         }
+        clock.idle();
         next_lpa += chunk.len() as u32;
         bar.inc(chunk.len() as u64);
         Ok(())
     })?;
     bar.finish_and_clear();
+    let (response_times, response_times_missing) = clock.finish();
     let dedup = DedupSummary::of(device, unique, duplicate, start_cycles)?;
     let d = device.driver_stats();
     let throughput_mib_per_s =
@@ -260,5 +283,7 @@ pub fn ingest<T: Transport>(
         verified_duplicates: d.verified,
         fmax_mhz,
         throughput_mib_per_s,
+        response_times,
+        response_times_missing,
     })
 }

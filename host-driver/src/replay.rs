@@ -10,7 +10,7 @@
 //! compared byte for byte.
 use crate::driver::{Device, DriverError, Transport};
 use crate::ingest::DedupSummary;
-use crate::timing::{MediaTiming, ResponseTimes, Timeline};
+use crate::timing::{response_line, Arrival, ResponseClock, ResponseTimes};
 use ditto_hw::ftl::model::{Command, CoreModel};
 use ditto_hw::ftl::{Op, Status};
 use ditto_hw::index::Fingerprint;
@@ -288,41 +288,8 @@ impl ReplayReport {
             out.push(format!("skipped            {} (zero length)", t.skipped_zero_length));
         }
         out.extend(self.dedup.lines());
-        out.push(match (&self.response_times, &self.response_times_missing) {
-            (Some(t), _) => format!(
-                "response times     mean {:.0} us, std dev {:.0} us, p99 {:.0} us, max {:.0} us (simulated: FEMU's flash latencies)",
-                t.mean_us, t.std_dev_us, t.p99_us, t.max_us
-            ),
-            (None, why) => format!("response times     none: {}", why.as_deref().unwrap_or("not measured")),
-        });
+        out.push(response_line(&self.response_times, &self.response_times_missing, "simulated"));
         out
-    }
-}
-
-/// Follows a replay on the golden model to price each access's media
-/// operations: it answers every access as the device must, and the first
-/// answer that differs ends the timing (with the reason), never the replay.
-struct Shadow {
-    model: CoreModel,
-    timeline: Timeline,
-    first_timestamp: Option<u64>,
-    times: Vec<u64>,
-}
-
-impl Shadow {
-    fn follow(&mut self, index: usize, a: &Access, got: (Status, u32)) -> Result<(), String> {
-        let op = if a.write { Op::WriteFp } else { Op::Read };
-        let (want, _) = self.model.execute(&Command::new(op, 0, a.lpa as u32, a.fp));
-        if (want.status, want.value) != got {
-            return Err(format!(
-                "the golden model answered access {index} (LPA {}) with {:?} {:#x}, the device with {:?} {:#x}",
-                a.lpa, want.status, want.value, got.0, got.1
-            ));
-        }
-        let first = *self.first_timestamp.get_or_insert(a.timestamp);
-        let arrival = a.timestamp.saturating_sub(first);
-        self.times.push(self.timeline.serve(arrival, self.model.last_ops()) - arrival);
-        Ok(())
     }
 }
 
@@ -337,33 +304,18 @@ pub fn replay<T: Transport>(
     golden: Result<CoreModel, String>,
 ) -> Result<ReplayReport, TraceError> {
     let start = device.transport().cycles();
-    let mut missing = None;
-    let mut shadow = match golden {
-        Ok(model) => {
-            let devices = model.config().geometry.devices;
-            Some(Shadow {
-                model,
-                timeline: Timeline::new(MediaTiming::FEMU, devices),
-                first_timestamp: None,
-                times: Vec::new(),
-            })
-        }
-        Err(why) => {
-            missing = Some(why);
-            None
-        }
-    };
+    let mut clock = ResponseClock::new(golden);
     let (mut unique, mut duplicate, mut reads, mut mapped) = (0u64, 0u64, 0u64, 0u64);
     for (c, chunk) in accesses.chunks(256).enumerate() {
         let ops: Vec<(Op, u32, Fingerprint)> =
             chunk.iter().map(|a| (if a.write { Op::WriteFp } else { Op::Read }, a.lpa as u32, a.fp)).collect();
         for (k, (a, rsp)) in chunk.iter().zip(device.batch(&ops)?).enumerate() {
-            if let Some(s) = &mut shadow {
-                if let Err(why) = s.follow(c * 256 + k, a, (rsp.status, rsp.value)) {
-                    missing = Some(why);
-                    shadow = None;
-                }
-            }
+            clock.follow(
+                || format!("access {} (LPA {})", c * 256 + k, a.lpa),
+                &Command::new(ops[k].0, 0, a.lpa as u32, a.fp),
+                (rsp.status, rsp.value),
+                Arrival::At(a.timestamp),
+            );
             match (a.write, rsp.status) {
                 (true, Status::Unique) => unique += 1,
                 (true, Status::Duplicate) => duplicate += 1,
@@ -382,18 +334,17 @@ pub fn replay<T: Transport>(
             }
         }
         // The core's cleaner runs in the gap after each batch.
-        if let Some(s) = &mut shadow {
-            while s.model.clean_step() {}
-        }
+        clock.idle();
     }
+    let (response_times, response_times_missing) = clock.finish();
     Ok(ReplayReport {
         dedup: DedupSummary::of(device, unique, duplicate, start)?,
         accesses: accesses.len() as u64,
         reads,
         reads_mapped: mapped,
         trace,
-        response_times: shadow.map(|s| ResponseTimes::of(s.times)),
-        response_times_missing: missing,
+        response_times,
+        response_times_missing,
     })
 }
 
@@ -401,34 +352,6 @@ pub fn replay<T: Transport>(
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_shadow_prices_each_access_and_stops_at_the_first_disagreement() {
-        use ditto_hw::ftl::flash::Geometry;
-        use ditto_hw::ftl::model::CoreConfig;
-        let config = CoreConfig {
-            lpas: 16,
-            geometry: Geometry { devices: 1, blocks_per_device: 8, pages_per_block: 4, reserve_blocks: 1 },
-            index_bucket_bits: 4,
-            bloom: true,
-            array_wide: true,
-            refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
-            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
-        };
-        let mut shadow = Shadow {
-            model: CoreModel::new(config),
-            timeline: Timeline::new(MediaTiming::FEMU, 1),
-            first_timestamp: None,
-            times: Vec::new(),
-        };
-        let write = |ts, lpa, n: u8| Access { timestamp: ts, lpa, write: true, fp: [n; 20] };
-        // The first page goes to PPA 0, the second to PPA 1 after it.
-        shadow.follow(0, &write(1_000, 0, 1), (Status::Unique, 0)).unwrap();
-        shadow.follow(1, &write(1_000, 1, 2), (Status::Unique, 1)).unwrap();
-        shadow.follow(2, &write(1_000, 2, 1), (Status::Duplicate, 0)).unwrap();
-        assert_eq!(shadow.times, [200_000, 400_000, 0], "the second program waits for the first");
-        let why = shadow.follow(3, &write(2_000, 3, 3), (Status::Unique, 7)).unwrap_err();
-        assert!(why.contains("access 3 (LPA 3)"), "{why}");
-    }
     use rand::Rng;
 
     fn parse_text(text: &str) -> Result<Vec<Request>, TraceError> {

@@ -12,6 +12,8 @@
 //! duplicate, a trim) completes on arrival: the controller's own time is
 //! not modelled.
 use ditto_hw::ftl::flash::{Media, MediaOp};
+use ditto_hw::ftl::model::{Command, CoreModel};
+use ditto_hw::ftl::Status;
 use serde::Serialize;
 
 /// Media latencies in nanoseconds.
@@ -117,6 +119,105 @@ impl ResponseTimes {
     }
 }
 
+/// When a request arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// At a trace's timestamp (nanoseconds; the first request's is time 0).
+    At(u64),
+    /// When the request before it completed: a closed loop of one request
+    /// in flight (`ingest`, which has no arrival times), so its response
+    /// time is its service time.
+    AfterPrevious,
+}
+
+/// Response times of a device run, priced on the golden model: a fresh
+/// model follows the device command by command, each command's media
+/// operations ([`CoreModel::last_ops`]) go through a [`Timeline`] at
+/// [`MediaTiming::FEMU`], and the first answer that differs from the
+/// device's ends the timing (with the reason), never the run.
+pub struct ResponseClock {
+    follower: Option<(CoreModel, Timeline)>,
+    missing: Option<String>,
+    first_timestamp: Option<u64>,
+    last_completion: u64,
+    times: Vec<u64>,
+}
+
+impl ResponseClock {
+    /// Follows a device whose core starts as `golden` (`Err`: why there is
+    /// no model to follow it, say a device opened from a store).
+    pub fn new(golden: Result<CoreModel, String>) -> Self {
+        let (follower, missing) = match golden {
+            Ok(model) => {
+                let devices = model.config().geometry.devices;
+                (Some((model, Timeline::new(MediaTiming::FEMU, devices))), None)
+            }
+            Err(why) => (None, Some(why)),
+        };
+        ResponseClock { follower, missing, first_timestamp: None, last_completion: 0, times: Vec::new() }
+    }
+
+    /// Runs `cmd` on the model, which must answer `got` as the device did
+    /// (else the timing stops, `what` naming the command in the reason),
+    /// and times it from `arrival`.
+    pub fn follow(&mut self, what: impl FnOnce() -> String, cmd: &Command, got: (Status, u32), arrival: Arrival) {
+        let Some((model, timeline)) = &mut self.follower else { return };
+        let (want, _) = model.execute(cmd);
+        if (want.status, want.value) != got {
+            self.missing = Some(format!(
+                "the golden model answered {} with {:?} {:#x}, the device with {:?} {:#x}",
+                what(),
+                want.status,
+                want.value,
+                got.0,
+                got.1
+            ));
+            self.follower = None;
+            return;
+        }
+        let arrival = match arrival {
+            Arrival::At(t) => t.saturating_sub(*self.first_timestamp.get_or_insert(t)),
+            Arrival::AfterPrevious => self.last_completion,
+        };
+        let completion = timeline.serve(arrival, model.last_ops());
+        self.last_completion = completion;
+        self.times.push(completion - arrival);
+    }
+
+    /// Stops the timing: the device did something the model cannot follow.
+    pub fn stop(&mut self, why: String) {
+        if self.follower.take().is_some() {
+            self.missing = Some(why);
+        }
+    }
+
+    /// The gap after a batch: the core's cleaner drains its backlog.
+    pub fn idle(&mut self) {
+        if let Some((model, _)) = &mut self.follower {
+            while model.clean_step() {}
+        }
+    }
+
+    /// The response times, or why there are none.
+    pub fn finish(self) -> (Option<ResponseTimes>, Option<String>) {
+        match self.follower {
+            Some(_) => (Some(ResponseTimes::of(self.times)), None),
+            None => (None, self.missing),
+        }
+    }
+}
+
+/// A report's line of response times, or why it has none.
+pub fn response_line(times: &Option<ResponseTimes>, missing: &Option<String>, how: &str) -> String {
+    match (times, missing) {
+        (Some(t), _) => format!(
+            "response times     mean {:.0} us, std dev {:.0} us, p99 {:.0} us, max {:.0} us ({how}: FEMU's flash latencies)",
+            t.mean_us, t.std_dev_us, t.p99_us, t.max_us
+        ),
+        (None, why) => format!("response times     none: {}", why.as_deref().unwrap_or("not measured")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +241,53 @@ mod tests {
         assert_eq!(tl.serve(700_000, &[program(0, false), nvm_write]), 902_000);
         assert_eq!(tl.serve(701_000, &[nvm_write]), 703_000);
         assert_eq!(tl.serve(700_000, &[]), 700_000, "no media: done on arrival");
+    }
+
+    fn small_core() -> CoreModel {
+        use ditto_hw::ftl::flash::Geometry;
+        use ditto_hw::ftl::model::CoreConfig;
+        CoreModel::new(CoreConfig {
+            lpas: 16,
+            geometry: Geometry { devices: 1, blocks_per_device: 8, pages_per_block: 4, reserve_blocks: 1 },
+            index_bucket_bits: 4,
+            bloom: true,
+            array_wide: true,
+            refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
+            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
+        })
+    }
+
+    fn write(lpa: u32, n: u8) -> Command {
+        Command::new(ditto_hw::ftl::Op::WriteFp, 0, lpa, [n; 20])
+    }
+
+    #[test]
+    fn the_clock_prices_each_command_and_stops_at_the_first_disagreement() {
+        let mut clock = ResponseClock::new(Ok(small_core()));
+        // The first page goes to PPA 0, the second to PPA 1 after it; all
+        // three arrive at once.
+        clock.follow(|| "w0".into(), &write(0, 1), (Status::Unique, 0), Arrival::At(1_000));
+        clock.follow(|| "w1".into(), &write(1, 2), (Status::Unique, 1), Arrival::At(1_000));
+        clock.follow(|| "w2".into(), &write(2, 1), (Status::Duplicate, 0), Arrival::At(1_000));
+        assert_eq!(clock.times, [200_000, 400_000, 0], "the second program waits for the first");
+        clock.follow(|| "access 3 (LPA 3)".into(), &write(3, 3), (Status::Unique, 7), Arrival::At(2_000));
+        let (times, why) = clock.finish();
+        assert_eq!(times, None);
+        assert!(why.unwrap().contains("access 3 (LPA 3) with Unique 0x2, the device with Unique 0x7"));
+        let (times, why) = ResponseClock::new(Err("opened from a store".into())).finish();
+        assert_eq!((times, why.as_deref()), (None, Some("opened from a store")));
+    }
+
+    #[test]
+    fn in_a_closed_loop_each_command_arrives_as_the_one_before_completes() {
+        let mut clock = ResponseClock::new(Ok(small_core()));
+        clock.follow(|| "w0".into(), &write(0, 1), (Status::Unique, 0), Arrival::AfterPrevious);
+        clock.follow(|| "w1".into(), &write(1, 2), (Status::Unique, 1), Arrival::AfterPrevious);
+        // No queueing: each is its own service time.
+        assert_eq!(clock.times, [200_000, 200_000]);
+        assert_eq!(clock.last_completion, 400_000);
+        let (times, _) = clock.finish();
+        assert_eq!(times.map(|t| t.mean_us), Some(200.0));
     }
 
     #[test]

@@ -873,3 +873,77 @@ fn bench_nvm_measures_each_workload_with_and_without_the_cache() {
         assert!(std::fs::read_to_string(dir.join(plot)).unwrap().contains("<svg"));
     }
 }
+
+#[test]
+fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean() {
+    // Hot pages among cold: one page in three is one of three hot contents.
+    let dir = temp_dir("nvm");
+    let mut input = Vec::new();
+    let mut distinct = std::collections::HashSet::new();
+    for i in 0..300u32 {
+        let mut page = vec![0u8; 4096];
+        let content = if i % 3 == 0 { i % 9 } else { 1000 + i };
+        page[..4].copy_from_slice(&content.to_le_bytes());
+        page[4096 - 4..].copy_from_slice(&content.to_le_bytes());
+        distinct.insert(page.clone());
+        input.extend(page);
+    }
+    let file = dir.join("skewed.bin");
+    std::fs::write(&file, &input).unwrap();
+    let store = temp_dir("nvm-store");
+    let store_arg = store.to_str().unwrap();
+    let out = ditto(&[
+        "ingest",
+        file.to_str().unwrap(),
+        "--backend",
+        "model",
+        "--nvm-slots",
+        "16",
+        "--nvm-cooperative",
+        "--store",
+        store_arg,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["unique_pages"], distinct.len() as u64, "{r}");
+    assert_eq!(r["duplicate_pages"], 300 - distinct.len() as u64);
+    // Writes land in the cache (2 us) until it fills; then most evict a
+    // dirty page to the flash (200 us): the mean lies between.
+    let mean = r["response_times"]["mean_us"].as_f64().unwrap();
+    assert!((2.0..200.0).contains(&mean), "{r}");
+    // The cache's pages are in their own file, the rest in the device's.
+    let nvm = std::fs::read(store.join("nvm.g0.img")).unwrap();
+    assert_eq!(nvm.len(), 16 * 4096);
+    let mut held: std::collections::HashSet<Vec<u8>> = nvm.chunks(4096).map(|c| c.to_vec()).collect();
+    let in_nvm = distinct.iter().filter(|p| held.contains(*p)).count();
+    assert!(in_nvm >= 8, "only {in_nvm} distinct pages in the NVM file");
+    held.extend(std::fs::read(store.join("device0.g0.img")).unwrap().chunks(4096).map(|c| c.to_vec()));
+    assert!(distinct.iter().all(|p| held.contains(p)), "a distinct page is missing from the store");
+    // Reopened with its own cache (no options): everything is a duplicate,
+    // and the scrub finds every page whole.
+    let again = ditto(&["ingest", file.to_str().unwrap(), "--backend", "model", "--store", store_arg, "--json"]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!((r["unique_pages"].as_u64(), r["duplicate_pages"].as_u64()), (Some(0), Some(300)), "{r}");
+    assert!(r["response_times_missing"].as_str().unwrap().contains("opened from a store"), "{r}");
+    let scrub = ditto(&["scrub", "--store", store_arg, "--json"]);
+    assert!(scrub.status.success(), "{}", String::from_utf8_lossy(&scrub.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&scrub.stdout).unwrap();
+    assert_eq!(s["bad_pages"].as_array().map(Vec::len), Some(0), "{s}");
+    assert_eq!(s["pages_checked"].as_u64(), Some(distinct.len() as u64), "{s}");
+    // Refused before any work: another cache size for this store, the
+    // cache on a backend whose RTL has none, a cooperative cache of no
+    // slots, a cache larger than the device.
+    let refusals: [(&[&str], &str); 4] = [
+        (&["--backend", "model", "--nvm-slots", "8", "--store", store_arg], "NVM slots"),
+        (&["--backend", "verilator", "--nvm-slots", "8"], "golden model only"),
+        (&["--backend", "model", "--nvm-slots", "0", "--nvm-cooperative"], "needs a cache"),
+        (&["--backend", "model", "--nvm-slots", "301"], "would never fill"),
+    ];
+    for (args, why) in refusals {
+        let out = ditto(&[&["ingest", file.to_str().unwrap()][..], args].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(why), "{args:?}: {err}");
+    }
+}

@@ -18,6 +18,7 @@ use ditto_host::store::IoEvent;
 use ditto_host::transport::ModelTransport;
 use ditto_hw::config::LARGE;
 use ditto_hw::ftl::flash::Geometry;
+use ditto_hw::ftl::nvm::{NvmConfig, NvmStats};
 use ditto_sim::ditto_core::CoreSetup;
 use ditto_sim::testkit::{rng, seed};
 use rand::Rng;
@@ -29,14 +30,29 @@ const LPAS: u32 = 48;
 /// A small device (8 blocks of 16 pages, 2 in reserve) so that garbage
 /// collection runs often.
 fn setup() -> CoreSetup {
+    setup_with(NvmConfig::OFF)
+}
+
+/// [`setup`] with an NVM cache.
+fn setup_with(nvm: NvmConfig) -> CoreSetup {
     let mut s = ditto_host::driver::setup_for(LPAS, 1).unwrap();
     s.geometry = Geometry { devices: 1, blocks_per_device: 8, pages_per_block: 16, reserve_blocks: 2 };
+    s.nvm = nvm;
     s
 }
 
 fn transport() -> ModelTransport {
-    ModelTransport::new(setup().core_config(&LARGE))
+    transport_with(NvmConfig::OFF)
 }
+
+fn transport_with(nvm: NvmConfig) -> ModelTransport {
+    ModelTransport::new(setup_with(nvm).core_config(&LARGE))
+}
+
+/// The cache of the crash tests with the cache on: 8 slots (a sixth of the
+/// LPAs), cooperative, so that evictions, write-backs and GC drops all
+/// happen in the runs.
+const CACHE: NvmConfig = NvmConfig { slots: 16, cooperative: true };
 
 /// Content 0 is the zero page; every other content is its own page.
 fn page(content: u32) -> Box<[u8; PAGE]> {
@@ -53,8 +69,19 @@ fn page(content: u32) -> Box<[u8; PAGE]> {
 
 #[derive(Clone, Debug)]
 enum Op {
-    Write { pages: Vec<(u32, u32)>, fua: bool },
-    Trim { lpa: u32 },
+    Write {
+        pages: Vec<(u32, u32)>,
+        fua: bool,
+    },
+    Trim {
+        lpa: u32,
+    },
+    /// Reads a run of LPAs in one batch. Changes no content, but with the
+    /// NVM cache each read brings its page in, evicting (and writing back)
+    /// another, and GC may then drop the cached pages.
+    Read {
+        lpas: std::ops::Range<u32>,
+    },
     Flush,
 }
 
@@ -75,6 +102,10 @@ fn workload(seed: u64, ops: usize) -> Vec<Op> {
         .map(|_| match r.gen_range(0..100) {
             0..=5 => Op::Flush,
             6..=11 => Op::Trim { lpa: r.gen_range(0..LPAS) },
+            12..=31 => {
+                let first = r.gen_range(0..LPAS);
+                Op::Read { lpas: first..(first + r.gen_range(1..=8)).min(LPAS) }
+            }
             roll => {
                 let n = r.gen_range(1..=4);
                 let mut lpas: Vec<u32> = (0..n).map(|_| r.gen_range(0..LPAS)).collect();
@@ -100,15 +131,18 @@ fn workload(seed: u64, ops: usize) -> Vec<Op> {
 
 /// The store's files right after it was created, and the recorded run.
 struct Recording {
+    nvm: NvmConfig,
     initial: HashMap<String, Vec<u8>>,
     events: Vec<IoEvent>,
     ran: Vec<Ran>,
     relocations: u64,
+    /// The cache's counters at the end of the run.
+    cache: NvmStats,
 }
 
-fn record(ops: &[Op]) -> Recording {
+fn record(ops: &[Op], nvm: NvmConfig) -> Recording {
     let dir = tempfile::tempdir().unwrap();
-    let spec = StoreSpec::of("large", &setup());
+    let spec = StoreSpec::of("large", &setup_with(nvm));
     let store = BackingStore::create(dir.path(), &spec).unwrap();
     let initial = std::fs::read_dir(dir.path())
         .unwrap()
@@ -116,9 +150,17 @@ fn record(ops: &[Op]) -> Recording {
         .filter(|e| e.file_type().unwrap().is_file())
         .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
         .collect();
-    let mut dev = Device::new(transport(), store, true).unwrap();
+    let mut dev = Device::new(transport_with(nvm), store, true).unwrap();
+    // The crash images replay writes and syncs, not a checkpoint's links
+    // and renames: the run stays in one generation (checkpoints have their
+    // own crash test below). With the cache it would not otherwise: most
+    // writes reuse a slot freed since the last commit, so the journal
+    // carries their pages (the reuse guard) and grows fast.
+    dev.set_checkpoint_min(u64::MAX);
     let log = dev.store_mut().record_io();
     let mut ran = Vec::new();
+    // Each LPA's content as the run goes: every read must give it.
+    let mut now = vec![0u32; LPAS as usize];
     for op in ops {
         let start = log.lock().unwrap().len();
         match op {
@@ -126,20 +168,33 @@ fn record(ops: &[Op]) -> Recording {
                 let data: Vec<(u32, Box<[u8; PAGE]>)> = pages.iter().map(|&(l, c)| (l, page(c))).collect();
                 let refs: Vec<(u32, &[u8; PAGE])> = data.iter().map(|(l, p)| (*l, &**p)).collect();
                 dev.write_batch(&refs).unwrap();
+                pages.iter().for_each(|&(l, c)| now[l as usize] = c);
                 if *fua {
                     dev.flush().unwrap();
                 }
             }
-            Op::Trim { lpa } => dev.trim(*lpa).unwrap(),
+            Op::Trim { lpa } => {
+                dev.trim(*lpa).unwrap();
+                now[*lpa as usize] = 0;
+            }
+            Op::Read { lpas } => {
+                let lpas: Vec<u32> = lpas.clone().collect();
+                let read =
+                    dev.read_batch(&lpas).unwrap_or_else(|e| panic!("op {}: {lpas:?} do not read: {e}", ran.len()));
+                for (lpa, data) in lpas.iter().zip(read) {
+                    assert!(*data == *page(now[*lpa as usize]), "op {}: LPA {lpa} reads other data", ran.len());
+                }
+            }
             Op::Flush => dev.flush().unwrap(),
         }
         let end = log.lock().unwrap().len();
         ran.push(Ran { op: op.clone(), start, end });
     }
     let relocations = dev.driver_stats().relocations;
+    let cache = dev.transport().model().nvm_stats();
     drop(dev);
     let events = log.lock().unwrap().clone();
-    Recording { initial, events, ran, relocations }
+    Recording { nvm, initial, events, ran, relocations, cache }
 }
 
 /// How a crash image keeps the writes before its crash point.
@@ -216,6 +271,7 @@ fn allowed(rec: &Recording, point: usize) -> Vec<Vec<u32>> {
                 now[*lpa as usize] = 0;
                 since[*lpa as usize].push(0);
             }
+            Op::Read { .. } => {}
             Op::Flush if complete => {
                 at_flush.clone_from(&now);
                 since.iter_mut().for_each(Vec::clear);
@@ -240,8 +296,8 @@ fn check(rec: &Recording, point: usize, cut: Cut, deep: bool, seed: u64) {
     build_image(rec, point, cut, dir.path());
     let name = format!("seed {seed}, crash point {point} of {} ({cut:?})", rec.events.len());
     let (store, recovered) = BackingStore::open(dir.path()).unwrap_or_else(|e| panic!("{name}: open: {e}"));
-    let (mut dev, _) =
-        Device::open(transport(), store, recovered, true).unwrap_or_else(|e| panic!("{name}: recovery: {e}"));
+    let (mut dev, _) = Device::open(transport_with(rec.nvm), store, recovered, true)
+        .unwrap_or_else(|e| panic!("{name}: recovery: {e}"));
     let allowed = allowed(rec, point);
     let mut recovered_content = None;
     for lpa in 0..LPAS {
@@ -271,16 +327,35 @@ fn check(rec: &Recording, point: usize, cut: Cut, deep: bool, seed: u64) {
     assert!(scrub.bad_pages.is_empty(), "{name}: scrub found {:?}", scrub.bad_pages);
 }
 
+/// Records `ops` on a store with `nvm`; checks that the run collected
+/// garbage and, with a cache, that it wrote back and filled on reads, and
+/// (`drops`: a run long enough for GC to meet cached pages) dropped.
+fn record_checked(ops: &[Op], nvm: NvmConfig, seed: u64, drops: bool) -> Recording {
+    let rec = record(ops, nvm);
+    assert!(rec.relocations > 0, "seed {seed}: the run must collect garbage");
+    let c = rec.cache;
+    if nvm.enabled() {
+        assert!(c.writebacks > 0 && c.read_fills > 0, "seed {seed}: the run must write back and fill on reads: {c:?}");
+        assert!(!drops || c.gc_drops > 0, "seed {seed}: GC must drop cached pages: {c:?}");
+    }
+    println!("seed {seed}, NVM {nvm:?}: {} writes and syncs, {} relocations, {c:?}", rec.events.len(), rec.relocations);
+    rec
+}
+
 #[test]
 fn every_crash_point_of_a_small_run_recovers_to_what_the_contract_allows() {
+    every_crash_point_of_a_small_run(NvmConfig::OFF);
+}
+
+#[test]
+fn every_crash_point_of_a_small_run_with_the_nvm_cache_recovers_to_what_the_contract_allows() {
+    every_crash_point_of_a_small_run(CACHE);
+}
+
+/// Every crash point of a small run, with and without a torn last write.
+fn every_crash_point_of_a_small_run(nvm: NvmConfig) {
     let seed = seed("every_crash_point_of_a_small_run");
-    let rec = record(&workload(seed, 160));
-    assert!(rec.relocations > 0, "seed {seed}: the run must collect garbage");
-    println!(
-        "seed {seed}: {} writes and syncs, {} relocations; every point with and without a torn last write",
-        rec.events.len(),
-        rec.relocations
-    );
+    let rec = record_checked(&workload(seed, 160), nvm, seed, false);
     let mut r = rng(seed ^ 1);
     for point in 0..=rec.events.len() {
         check(&rec, point, Cut::Prefix, point % 8 == 0, seed);
@@ -293,10 +368,18 @@ fn every_crash_point_of_a_small_run_recovers_to_what_the_contract_allows() {
 
 #[test]
 fn power_cuts_at_random_points_of_a_longer_run_recover_to_what_the_contract_allows() {
+    power_cuts_at_random_points(NvmConfig::OFF);
+}
+
+#[test]
+fn power_cuts_at_random_points_of_a_longer_run_with_the_nvm_cache_recover_to_what_the_contract_allows() {
+    power_cuts_at_random_points(CACHE);
+}
+
+/// 150 power cuts at random points of a longer run.
+fn power_cuts_at_random_points(nvm: NvmConfig) {
     let seed = seed("power_cuts_at_random_points");
-    let rec = record(&workload(seed, 900));
-    assert!(rec.relocations > 0, "seed {seed}: the run must collect garbage");
-    println!("seed {seed}: {} writes and syncs, {} relocations; 150 power cuts", rec.events.len(), rec.relocations);
+    let rec = record_checked(&workload(seed, 900), nvm, seed, true);
     let mut r = rng(seed ^ 2);
     for i in 0..150 {
         let point = r.gen_range(0..=rec.events.len());
@@ -322,6 +405,11 @@ fn a_store_reopened_after_a_clean_close_reads_the_same_and_compacts_once() {
             Op::Trim { lpa } => {
                 dev.trim(*lpa).unwrap();
                 expect[*lpa as usize] = 0;
+            }
+            Op::Read { lpas } => {
+                for lpa in lpas.clone() {
+                    assert_eq!(*dev.read(lpa).unwrap(), *page(expect[lpa as usize]), "LPA {lpa}");
+                }
             }
             Op::Flush => dev.flush().unwrap(),
         }
@@ -442,6 +530,11 @@ fn checkpoints_while_running_bound_the_journal_and_a_crash_after_them_recovers()
             Op::Trim { lpa } => {
                 dev.trim(lpa).unwrap();
                 expect[lpa as usize] = 0;
+            }
+            Op::Read { lpas } => {
+                for lpa in lpas {
+                    assert_eq!(*dev.read(lpa).unwrap(), *page(expect[lpa as usize]), "LPA {lpa}");
+                }
             }
             Op::Flush => {
                 dev.flush().unwrap();

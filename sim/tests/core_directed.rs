@@ -18,6 +18,7 @@ fn setup(devices: u32, blocks: u32, pages: u32, lpas: u32, array_wide: bool) -> 
         bloom: true,
         refcount_max: ditto_hw::ftl::REFCOUNT_MAX,
         memory: MemTiming::fixed(2),
+        nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
     }
 }
 

@@ -28,6 +28,7 @@ fn setup(devices: u32, blocks: u32, pages: u32, lpas: u32, array_wide: bool, r: 
         // Small enough that the hot contents saturate in every run.
         refcount_max: r.gen_range(2..=4),
         memory: MemTiming { latency: r.gen_range(1..=6), ready: r.gen_range(0.6..=1.0) },
+        nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
     }
 }
 

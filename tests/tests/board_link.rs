@@ -25,6 +25,7 @@ fn store(_name: &str) -> BackingStore {
         bloom: true,
         refcount_max: b.refcount_max,
         memory: ditto_sim::index::MemTiming::fixed(2),
+        nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
     };
     BackingStore::temporary(&StoreSpec::of("cu", &setup)).unwrap()
 }

@@ -373,6 +373,7 @@ pub(super) fn ftl_suite(mut model: Model, config: &Config, seed: u64) -> Result<
             bloom: true,
             refcount_max,
             memory: MemTiming { latency, ready: 0.8 },
+            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
         };
         let mut sim = CoreSim::attach(&mut model, config, setup)?;
         let traffic = HostTraffic { cmd_valid: 0.8, page_valid: 0.9, rsp_ready: 0.8, mv_ready: 0.8, seed };

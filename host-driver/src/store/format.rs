@@ -4,6 +4,7 @@
 use super::mirror::{Event, Mirror};
 use super::PAGE;
 use ditto_hw::ftl::flash::Geometry;
+use ditto_hw::ftl::nvm::{self, NvmConfig};
 use serde::{Deserialize, Serialize};
 
 /// The format's version; a store of another version is refused.
@@ -22,6 +23,21 @@ pub struct StoreSpec {
     pub reserve_blocks: u32,
     pub array_wide: bool,
     pub refcount_max: u32,
+    /// 4 KiB slots of the NVM cache (0: none). Left out of the JSON when 0,
+    /// so a store without the cache reads, and checksums, as before it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nvm_slots: u32,
+    /// GC invalidates pages cached in the NVM instead of copying them out.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub nvm_cooperative: bool,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl StoreSpec {
@@ -37,7 +53,14 @@ impl StoreSpec {
             reserve_blocks: g.reserve_blocks,
             array_wide: setup.array_wide,
             refcount_max: setup.refcount_max,
+            nvm_slots: setup.nvm.slots,
+            nvm_cooperative: setup.nvm.cooperative,
         }
+    }
+
+    /// The NVM cache the store was created with.
+    pub fn nvm(&self) -> NvmConfig {
+        NvmConfig { slots: self.nvm_slots, cooperative: self.nvm_cooperative }
     }
 
     pub fn geometry(&self) -> Geometry {
@@ -49,8 +72,12 @@ impl StoreSpec {
         }
     }
 
-    /// Whether `ppa` names a page of this store's geometry.
+    /// Whether `ppa` names a page of this store's geometry, or a slot of
+    /// its NVM cache.
     pub fn holds_ppa(&self, ppa: u32) -> bool {
+        if let Some(slot) = nvm::slot_of(ppa) {
+            return slot < self.nvm_slots;
+        }
         let g = self.geometry();
         let (block, page) = g.locate(ppa);
         block < g.devices * g.blocks_per_device && page < g.pages_per_block && g.ppa(block, page) == ppa
@@ -59,7 +86,7 @@ impl StoreSpec {
     /// The first field where `self` (the store) and `wanted` (a command)
     /// differ, as (field, store's value, command's value).
     pub fn difference(&self, wanted: &StoreSpec) -> Option<(&'static str, String, String)> {
-        let fields: [(&'static str, String, String); 8] = [
+        let fields: [(&'static str, String, String); 10] = [
             ("config", self.config.clone(), wanted.config.clone()),
             ("pages", self.lpas.to_string(), wanted.lpas.to_string()),
             ("devices", self.devices.to_string(), wanted.devices.to_string()),
@@ -68,6 +95,8 @@ impl StoreSpec {
             ("reserve blocks", self.reserve_blocks.to_string(), wanted.reserve_blocks.to_string()),
             ("array-wide dedup", self.array_wide.to_string(), wanted.array_wide.to_string()),
             ("reference-count limit", self.refcount_max.to_string(), wanted.refcount_max.to_string()),
+            ("NVM slots", self.nvm_slots.to_string(), wanted.nvm_slots.to_string()),
+            ("cooperative NVM", self.nvm_cooperative.to_string(), wanted.nvm_cooperative.to_string()),
         ];
         fields.into_iter().find(|(_, a, b)| a != b)
     }
@@ -488,6 +517,8 @@ mod tests {
             reserve_blocks: 2,
             array_wide: true,
             refcount_max: 4095,
+            nvm_slots: 0,
+            nvm_cooperative: false,
         }
     }
 
@@ -552,5 +583,20 @@ mod tests {
         assert_eq!(Superblock::decode(&sb.encode()), Ok(sb.clone()));
         let edited = String::from_utf8(sb.encode()).unwrap().replace("\"lpas\": 64", "\"lpas\": 65");
         assert!(matches!(Superblock::decode(edited.as_bytes()), Err(FormatError::SuperblockChecksum { .. })));
+    }
+
+    /// A store without the NVM cache is written as stores were before the
+    /// cache existed (so their checksums still hold); one with it keeps
+    /// its slots, and an NVM address is a page of it only below them.
+    #[test]
+    fn the_nvm_fields_appear_only_with_a_cache_and_bound_its_addresses() {
+        let text = String::from_utf8(Superblock::new(spec(), 2).encode()).unwrap();
+        assert!(!text.contains("nvm"), "{text}");
+        let with = StoreSpec { nvm_slots: 6, nvm_cooperative: true, ..spec() };
+        let sb = Superblock::new(with.clone(), 2);
+        assert_eq!(Superblock::decode(&sb.encode()), Ok(sb));
+        assert!(with.holds_ppa(nvm::address(5)) && !with.holds_ppa(nvm::address(6)));
+        assert!(!spec().holds_ppa(nvm::address(0)));
+        assert_eq!(spec().difference(&with).map(|d| d.0), Some("NVM slots"));
     }
 }

@@ -13,6 +13,7 @@ pub mod format;
 pub mod mirror;
 
 use ditto_hw::ftl::flash::Geometry;
+use ditto_hw::ftl::nvm;
 use ditto_hw::index::Fingerprint;
 use format::{Entry, FormatError, StoreSpec, Superblock};
 use mirror::{Event, Mirror, MirrorError, NO_DATA};
@@ -81,6 +82,20 @@ fn file_name(path: &Path) -> String {
 fn device_file(d: u32, generation: u64) -> String {
     format!("device{d}.g{generation}.img")
 }
+fn nvm_file(generation: u64) -> String {
+    format!("nvm.g{generation}.img")
+}
+
+/// The data files of a generation of a store shaped as `spec`: one per
+/// device, then the NVM cache's if it has one.
+fn data_files(spec: &StoreSpec, generation: u64) -> Vec<String> {
+    let mut names: Vec<String> = (0..spec.devices).map(|d| device_file(d, generation)).collect();
+    if spec.nvm_slots > 0 {
+        names.push(nvm_file(generation));
+    }
+    names
+}
+
 fn checkpoint_file(generation: u64) -> String {
     format!("checkpoint.g{generation}")
 }
@@ -88,20 +103,25 @@ fn journal_file(generation: u64) -> String {
     format!("journal.g{generation}")
 }
 
-/// The device files of one generation: page `p` of block `b` of a device at
-/// byte `(b * pages_per_block + p) * 4096` of its file.
+/// The data files of one generation: page `p` of block `b` of a device at
+/// byte `(b * pages_per_block + p) * 4096` of its file; NVM slot `s` at
+/// byte `s * 4096` of the NVM file.
 pub struct DataFiles {
     geometry: Geometry,
+    /// The devices' files, then the NVM's.
     files: Vec<(PathBuf, File)>,
     log: Option<IoLog>,
 }
 
 impl DataFiles {
-    fn open(dir: &Path, geometry: Geometry, generation: u64, create: bool) -> Result<Self, StoreError> {
-        let expected = geometry.blocks_per_device as u64 * geometry.pages_per_block as u64 * PAGE as u64;
+    fn open(dir: &Path, spec: &StoreSpec, generation: u64, create: bool) -> Result<Self, StoreError> {
+        let geometry = spec.geometry();
+        let device_bytes = geometry.blocks_per_device as u64 * geometry.pages_per_block as u64 * PAGE as u64;
         let mut files = Vec::new();
-        for d in 0..geometry.devices {
-            let path = dir.join(device_file(d, generation));
+        for (i, name) in data_files(spec, generation).into_iter().enumerate() {
+            let expected =
+                if i < geometry.devices as usize { device_bytes } else { spec.nvm_slots as u64 * PAGE as u64 };
+            let path = dir.join(name);
             if create {
                 // A new inode: a file left under this name (say, a link a
                 // checkpoint made before a crash) may share the current
@@ -133,15 +153,18 @@ impl DataFiles {
 
     fn place(&self, ppa: u32) -> (usize, u64) {
         let g = &self.geometry;
+        if let Some(slot) = nvm::slot_of(ppa) {
+            return (g.devices as usize, slot as u64 * PAGE as u64);
+        }
         let device = g.device_of(ppa);
         let (block, page) = g.locate(ppa);
         let in_device = (block - device * g.blocks_per_device) * g.pages_per_block + page;
         (device as usize, in_device as u64 * PAGE as u64)
     }
 
-    /// The device a PPA is on.
-    pub fn device_of(&self, ppa: u32) -> u32 {
-        self.geometry.device_of(ppa)
+    /// The device a PPA is on (`None` for an NVM slot).
+    pub fn device_of(&self, ppa: u32) -> Option<u32> {
+        nvm::slot_of(ppa).is_none().then(|| self.geometry.device_of(ppa))
     }
 
     pub fn read(&self, ppa: u32) -> Result<Box<[u8; PAGE]>, StoreError> {
@@ -311,7 +334,7 @@ impl BackingStore {
         if others {
             return Err(StoreError::NotEmpty { dir: dir.to_path_buf() });
         }
-        let data = DataFiles::open(dir, spec.geometry(), 0, true)?;
+        let data = DataFiles::open(dir, spec, 0, true)?;
         data.sync()?;
         let checkpoint = dir.join(checkpoint_file(0));
         replace_file(dir, &checkpoint_file(0), &format::encode_checkpoint(0, &Mirror::new(spec.lpas)))?;
@@ -345,7 +368,7 @@ impl BackingStore {
         let sb = Superblock::decode(&sb_bytes).map_err(|source| StoreError::Format { path: sb_path, source })?;
         let spec = sb.spec.clone();
         let generation = sb.generation;
-        let data = DataFiles::open(dir, spec.geometry(), generation, false)?;
+        let data = DataFiles::open(dir, &spec, generation, false)?;
 
         let cp_path = dir.join(checkpoint_file(generation));
         let cp = std::fs::read(&cp_path).map_err(io_err(&cp_path))?;
@@ -442,7 +465,7 @@ impl BackingStore {
     pub fn write(&self, ppa: u32, data: &[u8; PAGE]) -> Result<(), StoreError> {
         self.data.write(ppa, data)
     }
-    pub fn device_of(&self, ppa: u32) -> u32 {
+    pub fn device_of(&self, ppa: u32) -> Option<u32> {
         self.data.device_of(ppa)
     }
 
@@ -470,7 +493,7 @@ impl BackingStore {
 
     /// Device files for the next generation, empty.
     pub fn next_generation(&self) -> Result<DataFiles, StoreError> {
-        let mut files = DataFiles::open(&self.dir, self.geometry(), self.generation + 1, true)?;
+        let mut files = DataFiles::open(&self.dir, &self.spec, self.generation + 1, true)?;
         files.log = self.log.clone();
         Ok(files)
     }
@@ -504,12 +527,12 @@ impl BackingStore {
     pub fn checkpoint(&mut self, mirror: &Mirror) -> Result<(), StoreError> {
         let next = self.generation + 1;
         self.data.sync()?;
-        for d in 0..self.spec.devices {
-            let (old, new) = (self.dir.join(device_file(d, self.generation)), self.dir.join(device_file(d, next)));
+        for (old, new) in data_files(&self.spec, self.generation).into_iter().zip(data_files(&self.spec, next)) {
+            let (old, new) = (self.dir.join(old), self.dir.join(new));
             let _ = std::fs::remove_file(&new);
             std::fs::hard_link(&old, &new).map_err(io_err(&new))?;
         }
-        let mut files = DataFiles::open(&self.dir, self.geometry(), next, false)?;
+        let mut files = DataFiles::open(&self.dir, &self.spec, next, false)?;
         files.log = self.log.clone();
         self.switch_generation(files, mirror)
     }
@@ -517,8 +540,8 @@ impl BackingStore {
     /// Removes the files of generation `old` (best effort: a file left
     /// behind is ignored by later opens).
     fn remove_other_generations(&self, old: u64) {
-        for d in 0..self.spec.devices {
-            let _ = std::fs::remove_file(self.dir.join(device_file(d, old)));
+        for name in data_files(&self.spec, old) {
+            let _ = std::fs::remove_file(self.dir.join(name));
         }
         let _ = std::fs::remove_file(self.dir.join(checkpoint_file(old)));
         let _ = std::fs::remove_file(self.dir.join(journal_file(old)));
@@ -675,7 +698,8 @@ fn written_page(e: &Event) -> Option<u32> {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct BadPage {
     pub ppa: u32,
-    pub device: u32,
+    /// The device it is on (`None`: a slot of the NVM cache).
+    pub device: Option<u32>,
     /// The logical addresses that read it (each read of them is EIO).
     pub lpas: Vec<u32>,
 }
@@ -706,7 +730,11 @@ impl ScrubReport {
         for b in &self.bad_pages {
             let shown: Vec<String> = b.lpas.iter().take(16).map(|l| l.to_string()).collect();
             let more = if b.lpas.len() > 16 { format!(" and {} more", b.lpas.len() - 16) } else { String::new() };
-            out.push(format!("  PPA {} (device {}): LPAs {}{more}", b.ppa, b.device, shown.join(", ")));
+            let place = match (b.device, nvm::slot_of(b.ppa)) {
+                (Some(device), _) => format!("device {device}"),
+                (None, slot) => format!("NVM slot {}", slot.unwrap_or_default()),
+            };
+            out.push(format!("  PPA {} ({place}): LPAs {}{more}", b.ppa, shown.join(", ")));
         }
         out
     }

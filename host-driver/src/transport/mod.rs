@@ -133,6 +133,18 @@ impl Backend {
         Ok(Some(board))
     }
 
+    /// Refuses a setup with an NVM cache on a backend whose core has none
+    /// (every backend but `model`, until the FTL's RTL has the cache).
+    pub fn check_nvm(&self, setup: &CoreSetup) -> Result<(), TransportError> {
+        match self {
+            Backend::Model => Ok(()),
+            _ if setup.nvm.enabled() => {
+                Err(TransportError::NvmNotInRtl { backend: self.clone(), slots: setup.nvm.slots })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The board's core setup, for a device of `lpas` pages on `devices`
     /// devices, which its geometry must hold (`None` for the backends that
     /// take any geometry).
@@ -161,6 +173,7 @@ impl Backend {
             bloom: true,
             refcount_max: board.refcount_max,
             memory: MemTiming::fixed(2),
+            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
         }))
     }
 
@@ -169,6 +182,7 @@ impl Backend {
     /// against the golden model ([`Checked`]) when `check` says so and
     /// always for a cosimulation (`verilator` checks itself, finer).
     pub fn open(&self, config: &Config, setup: CoreSetup, check: bool) -> Result<Box<dyn Transport>, TransportError> {
+        self.check_nvm(&setup)?;
         let transport = self.open_unchecked(config, setup)?;
         let wrap = match self {
             // The model is the golden model; `CoreSim` checks every command.
@@ -239,6 +253,8 @@ pub enum TransportError {
     BoardGeometry { backend: Backend, board_lpas: u32, board_devices: u32, lpas: u32, devices: u32 },
     #[error("--backend {0} needs the `verilator` cargo feature; this ditto was built without it")]
     NotBuilt(Backend),
+    #[error("--backend {backend}: the NVM cache ({slots} slots) is in the golden model only, not yet in the RTL; use --backend model, or no --nvm-slots")]
+    NvmNotInRtl { backend: Backend, slots: u32 },
     #[error(transparent)]
     Sim(#[from] ditto_sim::SimError),
     #[error("the cosimulated core failed: {0}")]

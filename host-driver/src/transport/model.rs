@@ -13,6 +13,11 @@ impl ModelTransport {
     pub fn new(config: CoreConfig) -> Self {
         ModelTransport { model: CoreModel::new(config) }
     }
+
+    /// The model as the commands so far left it.
+    pub fn model(&self) -> &CoreModel {
+        &self.model
+    }
 }
 
 impl Transport for ModelTransport {

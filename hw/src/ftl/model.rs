@@ -279,7 +279,6 @@ impl CoreModel {
                 Some(pid) => {
                     rsp.status = Status::Mapped;
                     let p = self.pages[pid as usize];
-                    rsp.value = p.ppa;
                     if let Some(slot) = p.slot {
                         self.nvm.read_hit(slot);
                         self.flash.log(Media::NvmRead, 0);
@@ -290,6 +289,10 @@ impl CoreModel {
                             self.cache_read(pid, device, &mut moves);
                         }
                     }
+                    // Where the page is once the relocations (which come
+                    // before the response) are done: the fill's eviction
+                    // may have written back a page whose GC moved this one.
+                    rsp.value = self.pages[pid as usize].ppa;
                 }
                 None => rsp.status = Status::Unmapped,
             },

@@ -5,6 +5,7 @@ use crate::hasher::sha1_of;
 use crate::index::MemTiming;
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, CoreConfig, Response};
+use ditto_hw::ftl::nvm::NvmConfig;
 use ditto_hw::ftl::settings::FtlSettingsValues;
 use ditto_hw::Config;
 
@@ -41,6 +42,10 @@ pub struct CoreSetup {
     pub refcount_max: u32,
     /// Timing of all three memories.
     pub memory: MemTiming,
+    /// The NVM write cache in front of the flash (seed 003). Only the
+    /// golden model has it so far: the RTL's FTL does not, so a setup with
+    /// slots runs on the `model` backend alone.
+    pub nvm: NvmConfig,
 }
 
 impl CoreSetup {
@@ -53,7 +58,7 @@ impl CoreSetup {
             bloom: self.bloom,
             array_wide: self.array_wide,
             refcount_max: self.refcount_max,
-            nvm: ditto_hw::ftl::nvm::NvmConfig::OFF,
+            nvm: self.nvm,
         }
     }
 

@@ -331,6 +331,16 @@ pub(crate) struct DeviceArgs {
     /// removed when the command ends.
     #[arg(long)]
     pub(crate) store: Option<PathBuf>,
+    /// 4 KiB slots of NVM write cache in front of the flash (seed 003):
+    /// new copies land there and reach the flash on eviction. Default: 0
+    /// (none), or the store's. Only the golden model has the cache so far
+    /// (`--backend model`).
+    #[arg(long)]
+    pub(crate) nvm_slots: Option<u32>,
+    /// With `--nvm-slots`: garbage collection invalidates pages cached in
+    /// the NVM instead of copying them out (the seed's cooperative scheme).
+    #[arg(long)]
+    pub(crate) nvm_cooperative: bool,
 }
 
 #[derive(Subcommand)]

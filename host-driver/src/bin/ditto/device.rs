@@ -30,6 +30,8 @@ pub(crate) fn open_device(
 ) -> Result<(OpenDevice, PathBuf, ditto_host::limits::Limits, Option<ditto_hw::ftl::model::CoreConfig>)> {
     use ditto_host::driver::{setup_for_backend, BackingStore, Device};
     use ditto_host::store::format::StoreSpec;
+    use ditto_hw::ftl::nvm::NvmConfig;
+    use ditto_sim::ditto_core::CoreSetup;
     let existing = match &args.store {
         Some(dir) => BackingStore::spec_of(dir)?,
         None => None,
@@ -39,6 +41,15 @@ pub(crate) fn open_device(
         _ => args.config()?,
     };
     let devices = args.devices.or(existing.as_ref().map(|s| s.devices)).unwrap_or(1);
+    let nvm = match (args.nvm_slots, &existing) {
+        (Some(slots), _) => NvmConfig { slots, cooperative: args.nvm_cooperative },
+        (None, Some(spec)) if !args.nvm_cooperative => spec.nvm(),
+        (None, _) if args.nvm_cooperative => bail!("--nvm-cooperative needs --nvm-slots"),
+        (None, _) => NvmConfig::OFF,
+    };
+    if nvm.cooperative && nvm.slots == 0 {
+        bail!("--nvm-cooperative needs a cache: --nvm-slots 0 has none");
+    }
     let pages = match (pages, &existing) {
         (Pages::Exactly(n), _) => n,
         (Pages::AtLeast(n), Some(spec)) if n <= spec.lpas as u64 => spec.lpas as u64,
@@ -55,7 +66,11 @@ pub(crate) fn open_device(
     let limits = ditto_host::limits::Limits::of(&cfg, &args.backend)?;
     limits.check(pages, devices)?;
     let lpas = u32::try_from(pages).with_context(|| format!("{pages} pages are more than a device can address"))?;
-    let setup = setup_for_backend(&args.backend, &cfg, lpas, devices)?;
+    if nvm.slots > lpas {
+        bail!("--nvm-slots {}: a cache larger than the device's {lpas} pages would never fill", nvm.slots);
+    }
+    let setup = CoreSetup { nvm, ..setup_for_backend(&args.backend, &cfg, lpas, devices)? };
+    args.backend.check_nvm(&setup)?;
     let spec = StoreSpec::of(cfg.name, &setup);
     let verify_flag = verify;
     let started = std::time::Instant::now();

@@ -89,7 +89,7 @@ fn run(command: Command) -> Result<()> {
             if input.pages() == 0 {
                 bail!("nothing to ingest: {} holds no bytes", path.as_deref().unwrap_or("sample".as_ref()).display());
             }
-            let (mut dev, dir, limits, _) = open_device(&device, Pages::AtLeast(input.pages()), !no_verify)?;
+            let (mut dev, dir, limits, fresh_core) = open_device(&device, Pages::AtLeast(input.pages()), !no_verify)?;
             let config = limits.config.as_str();
             // Only a report of this configuration's own build turns cycles
             // into throughput.
@@ -112,7 +112,11 @@ fn run(command: Command) -> Result<()> {
                 Some(_) => None,
             };
             let devices = dev.store().spec().devices;
-            let report = ditto_host::ingest::ingest(&mut dev, &input, devices, fmax.as_ref().map(|f| f.0), !json)?;
+            let golden = fresh_core.map(ditto_hw::ftl::model::CoreModel::new).ok_or_else(|| {
+                "the device was opened from a store: the golden model cannot follow its history".to_string()
+            });
+            let fmax_mhz = fmax.as_ref().map(|f| f.0);
+            let report = ditto_host::ingest::ingest(&mut dev, &input, devices, fmax_mhz, !json, golden)?;
             warn_index_full(report.dedup.index_full_writes, &limits, input.pages());
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
@@ -133,6 +137,14 @@ fn run(command: Command) -> Result<()> {
                 } else if let Some(why) = no_throughput.filter(|_| report.dedup.cycles.is_some()) {
                     println!("throughput         {why}");
                 }
+                println!(
+                    "{}",
+                    ditto_host::timing::response_line(
+                        &report.response_times,
+                        &report.response_times_missing,
+                        "simulated, one write in flight"
+                    )
+                );
                 match &device.store {
                     Some(_) => println!("store              {}", dir.display()),
                     None => println!("device files       not kept (a temporary store: --store DIR keeps them)"),
@@ -241,7 +253,11 @@ fn run(command: Command) -> Result<()> {
                 bail!("{} holds no Ditto store", store.display());
             };
             let cfg = ditto_hw::by_name(&spec.config)?;
-            let setup = setup_for_backend(&backend, &cfg, spec.lpas, spec.devices)?;
+            let setup = ditto_sim::ditto_core::CoreSetup {
+                nvm: spec.nvm(),
+                ..setup_for_backend(&backend, &cfg, spec.lpas, spec.devices)?
+            };
+            backend.check_nvm(&setup)?;
             let started = std::time::Instant::now();
             let (opened, recovered) =
                 BackingStore::open_or_create(&store, &ditto_host::store::format::StoreSpec::of(cfg.name, &setup))?;
