@@ -140,6 +140,9 @@ pub(crate) fn stats_value<T: ditto_host::transport::Transport>(
         "mapped_lpas": c[Stat::MappedLpas as usize],
         "relocations": c[Stat::Relocations as usize],
         "collisions_caught": d.collisions_caught,
+        // Every page the host moved for the core: GC's relocations, and with
+        // the NVM cache its write-backs and GC's drops into slots.
+        "pages_moved": d.relocations,
     }))
 }
 
