@@ -20,6 +20,7 @@
 //! durability contract).
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, Response};
+use ditto_hw::ftl::nvm;
 use ditto_hw::ftl::{flag, Op, Status, REFCOUNT_MAX, STATS};
 use ditto_sim::ditto_core::{CoreSetup, Job};
 use ditto_sim::index::MemTiming;
@@ -78,8 +79,12 @@ pub struct DriverStats {
     pub collisions_caught: u64,
     /// Duplicates compared byte for byte.
     pub verified: u64,
-    /// Pages moved for garbage collection.
+    /// Pages moved for the core: GC's relocations, and with the NVM cache
+    /// its write-backs and GC's drops into slots.
     pub relocations: u64,
+    /// Pages the core put on the flash: new copies stored there, and moves
+    /// onto it (GC's relocations, NVM write-backs).
+    pub flash_programs: u64,
     /// Writes stored unshared because their fingerprint's index bucket was
     /// full (a bigger index would have shared them).
     pub index_full_writes: u64,
@@ -435,10 +440,18 @@ impl<T: Transport> Device<T> {
         Ok(())
     }
 
+    /// Counts a new copy the core stored on the flash (not in an NVM slot).
+    fn count_new_copy(&mut self, rsp: &Response) {
+        if rsp.status == Status::Unique && nvm::slot_of(rsp.value).is_none() {
+            self.stats.flash_programs += 1;
+        }
+    }
+
     /// Moves data for one completion's relocations.
     fn relocate(&mut self, moves: &[Relocation]) -> Result<(), DriverError> {
         self.stats.relocations += moves.len() as u64;
         for m in moves {
+            self.stats.flash_programs += nvm::slot_of(m.to).is_none() as u64;
             self.event(Event::Move { from: m.from, to: m.to })?;
             let data = self.get(m.from)?;
             self.put(m.to, &data)?;
@@ -484,6 +497,7 @@ impl<T: Transport> Device<T> {
             if let Err(e) = self.release_overwritten(*lpa, rsp.status).and_then(|_| self.relocate(&moves)) {
                 first_error.get_or_insert(e);
             }
+            self.count_new_copy(&rsp);
             // A duplicate maps to the stored copy as it is (under a core
             // whose fingerprints are weaker than SHA-1 its bytes may differ:
             // the byte check below catches that).
@@ -583,6 +597,7 @@ impl<T: Transport> Device<T> {
         for ((op, lpa, fingerprint), (rsp, moves)) in ops.iter().zip(self.submit(jobs)?) {
             if matches!(op, Op::WriteFp | Op::WriteUnique) {
                 self.release_overwritten(*lpa, rsp.status)?;
+                self.count_new_copy(&rsp);
             }
             self.relocate(&moves)?;
             let map = |fresh, flags| Event::Map { lpa: *lpa, ppa: rsp.value, fresh, flags, fingerprint: *fingerprint };

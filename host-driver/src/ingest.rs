@@ -1,10 +1,11 @@
 //! `ditto ingest`: deduplicates a file, a directory tree or a disk image (each
 //! file in 4 KiB pages, the last one zero-filled) through a [`Device`], and
 //! reports what dedup did.
-use crate::driver::{Device, DriverError, Transport, Written, PAGE};
+use crate::driver::{Device, DriverError, DriverStats, Transport, Written, PAGE};
 use crate::timing::{Arrival, ResponseClock, ResponseTimes};
 use ditto_hw::ftl::model::{Command, CoreModel};
-use ditto_hw::ftl::{Op, Stat, Status};
+use ditto_hw::ftl::{Op, Status};
+use ditto_hw::index::model::IndexStats;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -135,7 +136,8 @@ pub struct DedupSummary {
     pub dedup_ratio: f64,
     /// Flash page writes the duplicates did not make.
     pub flash_writes_saved: u64,
-    /// Flash page writes (stored pages and GC relocations) over pages written.
+    /// Flash page writes (new copies stored on flash, GC relocations, NVM
+    /// write-backs) over pages written.
     pub write_amplification: f64,
     pub bloom_negatives: u32,
     pub bloom_false_positives: u32,
@@ -150,21 +152,40 @@ pub struct DedupSummary {
     pub cycles_per_page: Option<f64>,
 }
 
+/// Where a device's counters stood when a run began: its summary counts
+/// from there, not from the core's start (a store's reopening rebuilt the
+/// core with writes of its own).
+pub struct RunStart {
+    cycles: u64,
+    driver: DriverStats,
+    index: IndexStats,
+}
+
+impl RunStart {
+    pub fn of<T: Transport>(device: &mut Device<T>) -> Result<Self, DriverError> {
+        let index = device.transport().index_stats()?;
+        Ok(RunStart { cycles: device.transport().cycles(), driver: device.driver_stats(), index })
+    }
+}
+
 impl DedupSummary {
     /// Flushes `device` and sums up a run that wrote `unique` + `duplicate`
-    /// pages since the transport's cycle count was `start_cycles`.
+    /// pages since `start`.
     pub fn of<T: Transport>(
         device: &mut Device<T>,
         unique: u64,
         duplicate: u64,
-        start_cycles: u64,
+        start: &RunStart,
     ) -> Result<Self, DriverError> {
         device.flush()?;
-        let c = device.stats()?;
         let index = device.transport().index_stats()?;
-        let cycles = device.transport().cycles() - start_cycles;
+        let driver = device.driver_stats();
+        let cycles = device.transport().cycles() - start.cycles;
         let pages = unique + duplicate;
-        let flash_writes = c[Stat::UniqueWrites as usize] as u64 + c[Stat::Relocations as usize] as u64;
+        // Pages the run put on the flash: new copies stored there, GC's
+        // relocations and (with the NVM cache) write-backs. A page still in
+        // the cache, or overwritten there, is not a flash write.
+        let flash_writes = driver.flash_programs - start.driver.flash_programs;
         Ok(DedupSummary {
             backend: device.transport().name(),
             pages,
@@ -173,11 +194,11 @@ impl DedupSummary {
             dedup_ratio: duplicate as f64 / pages.max(1) as f64,
             flash_writes_saved: duplicate,
             write_amplification: flash_writes as f64 / pages.max(1) as f64,
-            bloom_negatives: index.bloom_negatives,
-            bloom_false_positives: index.false_positives,
-            bloom_rebuilds: index.rebuilds,
-            index_full_writes: device.driver_stats().index_full_writes,
-            saturated_writes: device.driver_stats().saturated_writes,
+            bloom_negatives: index.bloom_negatives.wrapping_sub(start.index.bloom_negatives),
+            bloom_false_positives: index.false_positives.wrapping_sub(start.index.false_positives),
+            bloom_rebuilds: index.rebuilds.wrapping_sub(start.index.rebuilds),
+            index_full_writes: driver.index_full_writes - start.driver.index_full_writes,
+            saturated_writes: driver.saturated_writes - start.driver.saturated_writes,
             cycles: (cycles > 0).then_some(cycles),
             cycles_per_page: (cycles > 0 && pages > 0).then(|| cycles as f64 / pages as f64),
         })
@@ -242,7 +263,7 @@ pub fn ingest<T: Transport>(
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} pages, {per_sec}, eta {eta}").expect("a valid template"),
     );
-    let start_cycles = device.transport().cycles();
+    let start = RunStart::of(device)?;
     let (mut unique, mut duplicate) = (0u64, 0u64);
     let mut next_lpa = 0u32;
     let mut clock = ResponseClock::new(golden);
@@ -272,7 +293,7 @@ pub fn ingest<T: Transport>(
     })?;
     bar.finish_and_clear();
     let (response_times, response_times_missing) = clock.finish();
-    let dedup = DedupSummary::of(device, unique, duplicate, start_cycles)?;
+    let dedup = DedupSummary::of(device, unique, duplicate, &start)?;
     let d = device.driver_stats();
     let throughput_mib_per_s =
         dedup.cycles_per_page.zip(fmax_mhz).map(|(c, f)| f * 1e6 / c * PAGE as f64 / (1024.0 * 1024.0));

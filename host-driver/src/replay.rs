@@ -9,7 +9,7 @@
 //! data, so nothing is written to the backing store and duplicates cannot be
 //! compared byte for byte.
 use crate::driver::{Device, DriverError, Transport};
-use crate::ingest::DedupSummary;
+use crate::ingest::{DedupSummary, RunStart};
 use crate::timing::{response_line, Arrival, ResponseClock, ResponseTimes};
 use ditto_hw::ftl::model::{Command, CoreModel};
 use ditto_hw::ftl::{Op, Status};
@@ -303,7 +303,7 @@ pub fn replay<T: Transport>(
     trace: PlanStats,
     golden: Result<CoreModel, String>,
 ) -> Result<ReplayReport, TraceError> {
-    let start = device.transport().cycles();
+    let start = RunStart::of(device)?;
     let mut clock = ResponseClock::new(golden);
     let (mut unique, mut duplicate, mut reads, mut mapped) = (0u64, 0u64, 0u64, 0u64);
     for (c, chunk) in accesses.chunks(256).enumerate() {
@@ -338,7 +338,7 @@ pub fn replay<T: Transport>(
     }
     let (response_times, response_times_missing) = clock.finish();
     Ok(ReplayReport {
-        dedup: DedupSummary::of(device, unique, duplicate, start)?,
+        dedup: DedupSummary::of(device, unique, duplicate, &start)?,
         accesses: accesses.len() as u64,
         reads,
         reads_mapped: mapped,

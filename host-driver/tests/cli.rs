@@ -912,6 +912,11 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
     // dirty page to the flash (200 us): the mean lies between.
     let mean = r["response_times"]["mean_us"].as_f64().unwrap();
     assert!((2.0..200.0).contains(&mean), "{r}");
+    // The flash saw the written-back copies only: the last ones are still
+    // in the cache.
+    let unique_share = distinct.len() as f64 / 300.0;
+    let amplification = r["write_amplification"].as_f64().unwrap();
+    assert!(amplification < unique_share - 8.0 / 300.0, "{r}");
     // The cache's pages are in their own file, the rest in the device's.
     let nvm = std::fs::read(store.join("nvm.g0.img")).unwrap();
     assert_eq!(nvm.len(), 16 * 4096);
@@ -926,6 +931,8 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     let r: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!((r["unique_pages"].as_u64(), r["duplicate_pages"].as_u64()), (Some(0), Some(300)), "{r}");
+    // This run's own counts, not the reopening's rebuild of the core.
+    assert_eq!((r["write_amplification"].as_f64(), r["bloom_negatives"].as_u64()), (Some(0.0), Some(0)), "{r}");
     assert!(r["response_times_missing"].as_str().unwrap().contains("opened from a store"), "{r}");
     let scrub = ditto(&["scrub", "--store", store_arg, "--json"]);
     assert!(scrub.status.success(), "{}", String::from_utf8_lossy(&scrub.stderr));
