@@ -20,7 +20,7 @@
 //! durability contract).
 use ditto_hw::ftl::flash::{Geometry, Relocation};
 use ditto_hw::ftl::model::{Command, Response};
-use ditto_hw::ftl::nvm;
+use ditto_hw::ftl::nvm::{self, NvmConfig};
 use ditto_hw::ftl::{flag, Op, Status, REFCOUNT_MAX, STATS};
 use ditto_sim::ditto_core::{CoreSetup, Job};
 use ditto_sim::index::MemTiming;
@@ -728,19 +728,24 @@ pub fn geometry_for(pages: u32, devices: u32) -> Result<Geometry, DriverError> {
     Ok(Geometry { devices, blocks_per_device: blocks, pages_per_block: 64, reserve_blocks: 2 })
 }
 
-/// The core setup for a device of `lpas` pages on `devices` devices through
-/// `backend`: [`setup_for`], or the board's own geometry, which must hold
-/// the device.
+/// The core setup for a device of `lpas` pages on `devices` devices with
+/// the NVM cache `nvm` through `backend`: [`setup_for`], or the board's own
+/// geometry, which must hold the device; refused if the backend's core has
+/// no NVM cache and `nvm` asks for one.
 pub fn setup_for_backend(
     backend: &Backend,
     config: &Config,
     lpas: u32,
     devices: u32,
+    nvm: NvmConfig,
 ) -> Result<CoreSetup, DriverError> {
-    match backend.board_core_setup(config, lpas, devices)? {
-        Some(setup) => Ok(setup),
-        None => setup_for(lpas, devices),
-    }
+    let setup = match backend.board_core_setup(config, lpas, devices)? {
+        Some(setup) => setup,
+        None => setup_for(lpas, devices)?,
+    };
+    let setup = CoreSetup { nvm, ..setup };
+    backend.check_nvm(&setup)?;
+    Ok(setup)
 }
 
 /// The core setup for a device of `lpas` pages on `devices` devices.

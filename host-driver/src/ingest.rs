@@ -272,17 +272,20 @@ pub fn ingest<T: Transport>(
             chunk.iter().enumerate().map(|(i, p)| (next_lpa + i as u32, &**p)).collect();
         for ((lpa, data), w) in batch.iter().zip(device.write_batch(&batch)?) {
             let got = match w {
-                Written::Unique { ppa } => (Status::Unique, ppa),
-                Written::Duplicate { ppa } => (Status::Duplicate, ppa),
+                Written::Unique { ppa } => {
+                    unique += 1;
+                    (Status::Unique, ppa)
+                }
+                Written::Duplicate { ppa } => {
+                    duplicate += 1;
+                    (Status::Duplicate, ppa)
+                }
                 Written::Collision { .. } => {
+                    unique += 1;
                     clock.stop(format!("page {lpa} collided (same SHA-1, other bytes) and was stored unshared, which the golden model does not follow"));
-                    (Status::Unique, 0)
+                    continue;
                 }
             };
-            match got.0 {
-                Status::Unique => unique += 1,
-                _ => duplicate += 1,
-            }
             let cmd = Command::new(Op::Write, 0, *lpa, ditto_sim::hasher::sha1_of(data));
             clock.follow(|| format!("page {lpa}"), &cmd, got, Arrival::AfterPrevious);
         }

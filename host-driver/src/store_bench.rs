@@ -68,7 +68,7 @@ pub fn run(
     let limits = crate::limits::Limits::of(config, backend)?;
     limits.check(pages, 1)?;
     let lpas = pages as u32;
-    let setup = setup_for_backend(backend, config, lpas, 1)?;
+    let setup = setup_for_backend(backend, config, lpas, 1, ditto_hw::ftl::nvm::NvmConfig::OFF)?;
     let spec = StoreSpec::of(config.name, &setup);
     let folder = tempfile::Builder::new()
         .prefix("ditto-bench-store-")

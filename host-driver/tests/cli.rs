@@ -8,6 +8,13 @@ fn ditto(args: &[&str]) -> std::process::Output {
     Command::new(bin).args(args).env("RUST_BACKTRACE", "0").output().expect("ditto runs")
 }
 
+/// `ditto args`, which must succeed, and the JSON it printed.
+fn ditto_json(args: &[&str]) -> serde_json::Value {
+    let out = ditto(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
+}
+
 fn sha1_hex(bytes: &[u8]) -> String {
     use sha1::Digest;
     sha1::Sha1::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
@@ -446,7 +453,7 @@ fn replay_feeds_trace_hashes_and_counts_exactly() {
     // see: no response times, and the report says why.
     let store = dir.join("store");
     for _ in 0..2 {
-        let out = ditto(&[
+        let r = ditto_json(&[
             "replay",
             path.to_str().unwrap(),
             "--backend",
@@ -455,8 +462,6 @@ fn replay_feeds_trace_hashes_and_counts_exactly() {
             store.to_str().unwrap(),
             "--json",
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let reopened = r["response_times"].is_null();
         assert_eq!(
             reopened,
@@ -840,7 +845,7 @@ fn bench_nvm_measures_each_workload_with_and_without_the_cache() {
     let text: String =
         (0..64u64).map(|n| format!("{} 7 p {} 8 W 8 0 {:032x}\n", 1_000 * n, 8 * (n % 16), n + 1)).collect();
     std::fs::write(&trace, text).unwrap();
-    let out = ditto(&[
+    let r = ditto_json(&[
         "bench",
         "nvm",
         "--requests",
@@ -853,8 +858,6 @@ fn bench_nvm_measures_each_workload_with_and_without_the_cache() {
         dir.to_str().unwrap(),
         "--json",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let runs = r["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 9, "three workloads: off, plain, cooperative");
     let run = |w: &str, mode: &str| runs.iter().find(|x| x["workload"] == w && x["mode"] == mode).unwrap().clone();
@@ -892,7 +895,7 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
     std::fs::write(&file, &input).unwrap();
     let store = temp_dir("nvm-store");
     let store_arg = store.to_str().unwrap();
-    let out = ditto(&[
+    let r = ditto_json(&[
         "ingest",
         file.to_str().unwrap(),
         "--backend",
@@ -904,8 +907,6 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
         store_arg,
         "--json",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["unique_pages"], distinct.len() as u64, "{r}");
     assert_eq!(r["duplicate_pages"], 300 - distinct.len() as u64);
     // Writes land in the cache (2 us) until it fills; then most evict a
@@ -927,16 +928,12 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
     assert!(distinct.iter().all(|p| held.contains(p)), "a distinct page is missing from the store");
     // Reopened with its own cache (no options): everything is a duplicate,
     // and the scrub finds every page whole.
-    let again = ditto(&["ingest", file.to_str().unwrap(), "--backend", "model", "--store", store_arg, "--json"]);
-    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let r = ditto_json(&["ingest", file.to_str().unwrap(), "--backend", "model", "--store", store_arg, "--json"]);
     assert_eq!((r["unique_pages"].as_u64(), r["duplicate_pages"].as_u64()), (Some(0), Some(300)), "{r}");
     // This run's own counts, not the reopening's rebuild of the core.
     assert_eq!((r["write_amplification"].as_f64(), r["bloom_negatives"].as_u64()), (Some(0.0), Some(0)), "{r}");
     assert!(r["response_times_missing"].as_str().unwrap().contains("opened from a store"), "{r}");
-    let scrub = ditto(&["scrub", "--store", store_arg, "--json"]);
-    assert!(scrub.status.success(), "{}", String::from_utf8_lossy(&scrub.stderr));
-    let s: serde_json::Value = serde_json::from_slice(&scrub.stdout).unwrap();
+    let s = ditto_json(&["scrub", "--store", store_arg, "--json"]);
     assert_eq!(s["bad_pages"].as_array().map(Vec::len), Some(0), "{s}");
     assert_eq!(s["pages_checked"].as_u64(), Some(distinct.len() as u64), "{s}");
     // Refused before any work: another cache size for this store, the

@@ -163,19 +163,29 @@ fn requests_past_the_end_get_nbd_errors_and_the_server_keeps_serving() {
 fn fio_verifies_every_block_it_writes_through_the_served_device() {
     let dir = temp("fio");
     let (_server, url) = serve("2M", 1_000, &dir.path().join("stats.json"), &dir.path().join("store"));
+    let v = fio_verify(dir.path(), &url, 1);
+    let job = &v["jobs"][0];
+    assert_eq!(job["error"], 0, "{job}");
+    assert_eq!(job["write"]["io_kbytes"], 2048, "every block written: {job}");
+    assert_eq!(job["read"]["io_kbytes"], 2048, "every block read back and verified: {job}");
+}
+
+/// fio (nbd engine) writes every 4 KiB block of the 2 MiB device at `url`
+/// at random with an MD5 in each, then reads and checks them all, `loops`
+/// times; its JSON report. It runs in `dir`, where it leaves its verify
+/// state file.
+fn fio_verify(dir: &std::path::Path, url: &str, loops: u32) -> serde_json::Value {
     let out = tool("fio")
+        .current_dir(dir)
         .args(["--name=verify", "--ioengine=nbd", &format!("--uri={url}"), "--rw=randwrite", "--bs=4k"])
         .args(["--size=2M", "--verify=md5", "--do_verify=1", "--verify_fatal=1", "--output-format=json"])
+        .arg(format!("--loops={loops}"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     let json = &text[text.find('{').expect("fio's JSON")..];
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
-    let job = &v["jobs"][0];
-    assert_eq!(job["error"], 0, "{job}");
-    assert_eq!(job["write"]["io_kbytes"], 2048, "every block written: {job}");
-    assert_eq!(job["read"]["io_kbytes"], 2048, "every block read back and verified: {job}");
+    serde_json::from_str(json).unwrap()
 }
 
 /// Starts `ditto serve` on `store` on a free port with `args`, waiting
@@ -432,15 +442,7 @@ fn fio_verifies_every_block_through_the_nvm_cache_and_a_restart_keeps_the_disk()
     let stats = dir.path().join("stats.json");
     let first = ["--size", "2M", "--stats-json", stats.to_str().unwrap()];
     let (mut server, url) = serve_store(&store, &[&first[..], &cache[..]].concat());
-    let out = tool("fio")
-        .args(["--name=verify", "--ioengine=nbd", &format!("--uri={url}"), "--rw=randwrite", "--bs=4k", "--loops=3"])
-        .args(["--size=2M", "--verify=md5", "--do_verify=1", "--verify_fatal=1", "--output-format=json"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    let json = &text[text.find('{').expect("fio's JSON")..];
-    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let v = fio_verify(dir.path(), &url, 3);
     assert_eq!(v["jobs"][0]["error"], 0, "{v}");
     assert_eq!(v["jobs"][0]["write"]["io_kbytes"], 3 * 2048, "every block written three times: {v}");
     let (before, after) = (dir.path().join("before.raw"), dir.path().join("after.raw"));

@@ -136,13 +136,10 @@ impl Backend {
     /// Refuses a setup with an NVM cache on a backend whose core has none
     /// (every backend but `model`, until the FTL's RTL has the cache).
     pub fn check_nvm(&self, setup: &CoreSetup) -> Result<(), TransportError> {
-        match self {
-            Backend::Model => Ok(()),
-            _ if setup.nvm.enabled() => {
-                Err(TransportError::NvmNotInRtl { backend: self.clone(), slots: setup.nvm.slots })
-            }
-            _ => Ok(()),
+        if setup.nvm.enabled() && *self != Backend::Model {
+            return Err(TransportError::NvmNotInRtl { backend: self.clone(), slots: setup.nvm.slots });
         }
+        Ok(())
     }
 
     /// The board's core setup, for a device of `lpas` pages on `devices`

@@ -31,7 +31,6 @@ pub(crate) fn open_device(
     use ditto_host::driver::{setup_for_backend, BackingStore, Device};
     use ditto_host::store::format::StoreSpec;
     use ditto_hw::ftl::nvm::NvmConfig;
-    use ditto_sim::ditto_core::CoreSetup;
     let existing = match &args.store {
         Some(dir) => BackingStore::spec_of(dir)?,
         None => None,
@@ -42,14 +41,12 @@ pub(crate) fn open_device(
     };
     let devices = args.devices.or(existing.as_ref().map(|s| s.devices)).unwrap_or(1);
     let nvm = match (args.nvm_slots, &existing) {
-        (Some(slots), _) => NvmConfig { slots, cooperative: args.nvm_cooperative },
-        (None, Some(spec)) if !args.nvm_cooperative => spec.nvm(),
         (None, _) if args.nvm_cooperative => bail!("--nvm-cooperative needs --nvm-slots"),
-        (None, _) => NvmConfig::OFF,
+        (Some(0), _) if args.nvm_cooperative => bail!("--nvm-cooperative needs a cache: --nvm-slots 0 has none"),
+        (Some(slots), _) => NvmConfig { slots, cooperative: args.nvm_cooperative },
+        (None, Some(spec)) => spec.nvm(),
+        (None, None) => NvmConfig::OFF,
     };
-    if nvm.cooperative && nvm.slots == 0 {
-        bail!("--nvm-cooperative needs a cache: --nvm-slots 0 has none");
-    }
     let pages = match (pages, &existing) {
         (Pages::Exactly(n), _) => n,
         (Pages::AtLeast(n), Some(spec)) if n <= spec.lpas as u64 => spec.lpas as u64,
@@ -69,8 +66,7 @@ pub(crate) fn open_device(
     if nvm.slots > lpas {
         bail!("--nvm-slots {}: a cache larger than the device's {lpas} pages would never fill", nvm.slots);
     }
-    let setup = CoreSetup { nvm, ..setup_for_backend(&args.backend, &cfg, lpas, devices)? };
-    args.backend.check_nvm(&setup)?;
+    let setup = setup_for_backend(&args.backend, &cfg, lpas, devices, nvm)?;
     let spec = StoreSpec::of(cfg.name, &setup);
     let verify_flag = verify;
     let started = std::time::Instant::now();

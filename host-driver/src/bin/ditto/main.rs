@@ -253,11 +253,7 @@ fn run(command: Command) -> Result<()> {
                 bail!("{} holds no Ditto store", store.display());
             };
             let cfg = ditto_hw::by_name(&spec.config)?;
-            let setup = ditto_sim::ditto_core::CoreSetup {
-                nvm: spec.nvm(),
-                ..setup_for_backend(&backend, &cfg, spec.lpas, spec.devices)?
-            };
-            backend.check_nvm(&setup)?;
+            let setup = setup_for_backend(&backend, &cfg, spec.lpas, spec.devices, spec.nvm())?;
             let started = std::time::Instant::now();
             let (opened, recovered) =
                 BackingStore::open_or_create(&store, &ditto_host::store::format::StoreSpec::of(cfg.name, &setup))?;
