@@ -21,9 +21,9 @@ reg f_past_valid = 1'b0;
 always @(posedge clock) f_past_valid <= 1'b1;
 always @* if (!f_past_valid) assume(reset);
 
-wire [62:0] f_config = {cfg$dev_bits, cfg$block_bits, cfg$page_bits, cfg$reserve, cfg$lpas, cfg$array_wide,
-    cfg$refcount_max};
-reg [62:0] f_config_before = 0;
+wire [88:0] f_config = {cfg$dev_bits, cfg$block_bits, cfg$page_bits, cfg$reserve, cfg$lpas, cfg$array_wide,
+    cfg$refcount_max, cfg$nvm_slots, cfg$nvm_cooperative};
+reg [88:0] f_config_before = 0;
 reg f_reset_before = 1'b1;
 always @(posedge clock) begin
     f_config_before <= f_config;
@@ -77,8 +77,11 @@ always @* if (!f_pending) assume(!mem$rsp_valid);
 always @* if (f_state == S_RReadPage && f_pending && mem$rsp_valid) assume(mem$rsp_rdata[63:52] != 0);
 
 // A PAGE word's fields (`layout.rs`): refcount[63:52], version[51:44],
-// has_entry[40], entry[39:24], ppa[23:0]; bits 43:41 are no field's.
-localparam [63:0] F_PAGE_FIELDS = 64'hfffff1ffffffffff;
+// in_nvm[41], has_entry[40], entry[39:24], ppa[23:0]; bits 43:42 are no
+// field's. Without the NVM cache (F_NVM_CACHE = 0) the controller writes
+// in_nvm as 0: it keeps the rest of a record it rewrites, and a record
+// read with in_nvm set (memory is arbitrary here) loses that bit.
+localparam [63:0] F_PAGE_FIELDS = F_NVM_CACHE ? 64'hfffff3ffffffffff : 64'hfffff1ffffffffff;
 wire [11:0] f_old_count = f_page[63:52];
 wire [11:0] f_new_count = mem$req_wdata[63:52];
 wire f_same_record = f_seen && f_page_addr == mem$req_addr;
@@ -98,9 +101,14 @@ wire ok_free_at_last = !(f_page_write && f_state == S_RFree)
         && mem$req_wdata[51:44] == f_page[51:44] + 8'h1 && mem$req_wdata[43:0] == f_old_fields[43:0]);
 // Moving a page in garbage collection keeps its count (and all but its
 // PPA), and so does unlinking a saturated copy from its entry (all but
-// bit 40, cleared): both write back the record they have just read.
+// bit 40, cleared): both write back the record they have just read. So do
+// the NVM cache's moves of a page, between a slot and the flash (a
+// write-back, a cooperative drop): all but the PPA and `in_nvm`.
+wire f_moved_in_nvm = f_page_write && (f_state == S_WbPage || f_state == S_GDrop);
 wire ok_count_kept = (!(f_page_write && f_state == S_GMoved)
         || (f_same_record && f_new_count == f_old_count && mem$req_wdata[51:24] == f_old_fields[51:24]))
+    && (!f_moved_in_nvm || (f_same_record && mem$req_wdata[63:42] == f_old_fields[63:42]
+        && mem$req_wdata[40:24] == f_old_fields[40:24]))
     && (!(f_page_write && f_state == S_WUnlink)
         || (f_same_record && mem$req_wdata == (f_old_fields & ~64'h10000000000)));
 // A PAGE word written has nothing outside its fields.
@@ -109,7 +117,8 @@ wire ok_page_fields = !f_page_write || (mem$req_wdata & ~F_PAGE_FIELDS) == 0;
 wire ok_new_copy = !(f_page_write && f_state == S_WWritePage) || f_new_count == 12'h1;
 // No other state writes a PAGE record.
 wire ok_page_writers = !f_page_write || f_state == S_WWriteHit || f_state == S_RDec || f_state == S_RFree
-    || f_state == S_WUnlink || f_state == S_GMoved || f_state == S_WWritePage;
+    || f_state == S_WUnlink || f_state == S_GMoved || f_state == S_WWritePage || f_state == S_WbPage
+    || f_state == S_GDrop;
 // The free list gets exactly the pids that were freed, each once.
 wire ok_push_freed = !f_push || (f_freed && mem$req_wdata == {40'h0, f_freed_pid});
 wire ok_free_once = !(f_page_write && f_state == S_RFree) || !f_freed;
@@ -124,16 +133,19 @@ wire ok_hit_record = f_state != S_WWriteHit
 wire ok_release_record = !(f_state == S_RDec || f_state == S_RFree)
     || (f_holds_page && f_page_addr == {8'h10, [[old_pid$q]]}
         && (f_state == S_RDec) == (f_page[63:52] > 12'h1) && f_page[63:52] != 0);
-wire ok_rewrite_record = !((f_state == S_GMoved || f_state == S_WUnlink) && f_rmw_write)
-    || (f_holds_page && f_page_addr == {8'h10, [[e_pid$q]]});
+wire ok_rewrite_record = (!((f_state == S_GMoved || f_state == S_WUnlink || f_state == S_GDrop) && f_rmw_write)
+        || (f_holds_page && f_page_addr == {8'h10, [[e_pid$q]]}))
+    && (!(f_state == S_WbPage && f_rmw_write) || (f_holds_page && f_page_addr == {8'h10, [[wb_pid$q]]}));
 // A read-modify-write state writes only after its read.
 wire ok_rmw = !f_rmw_write || (!f_pending && (f_state == S_GMoved || f_state == S_WUnlink || f_state == S_FDevv
-    || f_state == S_PBlk || f_state == S_RBlk || f_state == S_RDevv || f_state == S_REntry));
+    || f_state == S_PBlk || f_state == S_RBlk || f_state == S_RDevv || f_state == S_REntry || f_state == S_WbPage
+    || f_state == S_GDrop));
 // A release returns to the write or trim that called it (one of the three
 // values of `Return`; the return point is set at reset, so it always names
 // a caller).
 wire ok_returns = [[ret$q]] <= 2'd2;
-wire ok_freed_pending = f_freed == (f_state == S_RBlk || f_state == S_RDevv || f_state == S_RPushPid)
+wire ok_freed_pending = f_freed == (f_state == S_RBlk || f_state == S_RDevv || f_state == S_RPushPid
+        || f_state == S_RPslot || f_state == S_RPushSlot)
     && (!f_freed || f_freed_pid == [[old_pid$q]]);
 
 always @* if (f_past_valid && !reset) begin

@@ -38,6 +38,9 @@ pub struct Config {
     /// (`FtlController::reading_ahead`): for a core whose writes must not
     /// wait on the FTL, at the price of a little logic.
     pub ftl_reads_ahead: bool,
+    /// The FTL controller has the NVM write cache built in
+    /// (`FtlController::with_nvm_cache`; `cfg_nvm_slots` turns it on).
+    pub ftl_nvm_cache: bool,
 }
 
 impl Config {
@@ -151,7 +154,7 @@ macro_rules! configurations {
         name: $name:literal, about: $about:literal, hasher: $kind:ident $shape:tt,
         clock_mhz: $mhz:literal, uart_baud: $baud:literal,
         index_fsms: $fsms:literal, index_bucket_bits: $bb:literal, index_table_on_chip: $onchip:literal,
-        ftl_staged_requests: $staged:literal, ftl_reads_ahead: $ahead:literal $(,)?
+        ftl_staged_requests: $staged:literal, ftl_reads_ahead: $ahead:literal, ftl_nvm_cache: $nvm:literal $(,)?
     } ),+ $(,)?) => {
         $(
             #[doc = $about]
@@ -162,7 +165,7 @@ macro_rules! configurations {
                 page_stream_bits: hasher_entry!(stream_bits, $kind $shape),
                 clock_mhz: $mhz, uart_baud: $baud,
                 index_fsms: $fsms, index_bucket_bits: $bb, index_table_on_chip: $onchip,
-                ftl_staged_requests: $staged, ftl_reads_ahead: $ahead,
+                ftl_staged_requests: $staged, ftl_reads_ahead: $ahead, ftl_nvm_cache: $nvm,
             };
             #[doc = concat!("The SHA-1 hasher of the `", $name, "` configuration.")]
             pub type $hasher = hasher_entry!(hasher, $kind $shape);
@@ -222,14 +225,14 @@ configurations! {
         about: "Alchitry Cu (iCE40-HX8K, 100 MHz): one SHA-1 lane taking the stream directly; a 4,096-entry index in block RAM with one lookup FSM; the FTL controller's memory requests staged for the link to the host.",
         hasher: words(1, 0), clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 1, index_bucket_bits: 9, index_table_on_chip: true,
-        ftl_staged_requests: true, ftl_reads_ahead: false,
+        ftl_staged_requests: true, ftl_reads_ahead: false, ftl_nvm_cache: true,
     },
     LARGE, LargeHasher: {
         name: "large",
         about: "Simulation and larger FPGAs (the ECP5-85F): a 256-bit page stream into sixteen SHA-1 lanes in four groups around shared page buffers; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
         hasher: beats(4), clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 8, index_bucket_bits: 12, index_table_on_chip: false,
-        ftl_staged_requests: false, ftl_reads_ahead: true,
+        ftl_staged_requests: false, ftl_reads_ahead: true, ftl_nvm_cache: true,
     },
 }
 

@@ -18,7 +18,9 @@
 //! each command does) are stated where they are served: [`crate::index`]
 //! for the table and fingerprint ports and the index's commands,
 //! [`crate::ftl`] and its controller for the FTL's.
-use crate::ftl::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS as FTL_REFCOUNT_BITS};
+use crate::ftl::{
+    ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, MOVE_ADDR_BITS, NVM_SLOT_BITS, REFCOUNT_BITS as FTL_REFCOUNT_BITS,
+};
 use crate::index::{
     CMD_TAG_BITS, ENTRY_BITS, MEM_TAG_BITS, REFCOUNT_BITS as INDEX_REFCOUNT_BITS, STAT_BITS, TABLE_ADDR_BITS,
     TABLE_DATA_BITS,
@@ -212,8 +214,8 @@ signal_group! {
     {
         valid: Out Bit,
         ready: In Bit,
-        from: Out Bits<ADDR_BITS>,
-        to: Out Bits<ADDR_BITS>,
+        from: Out Bits<MOVE_ADDR_BITS>,
+        to: Out Bits<MOVE_ADDR_BITS>,
     }
 }
 
@@ -271,5 +273,10 @@ signal_group! {
         array_wide: In Bit,
         /// The largest reference count a page may reach.
         refcount_max: In Bits<FTL_REFCOUNT_BITS>,
+        /// NVM write-cache slots, at most 2^24 (0: no cache; a controller
+        /// built without the cache ignores it).
+        nvm_slots: In Bits<NVM_SLOT_BITS>,
+        /// Garbage collection drops the pages cached in the NVM.
+        nvm_cooperative: In Bit,
     }
 }

@@ -52,7 +52,7 @@ use super::uart::{UartRx, UartTx};
 use crate::ftl::ditto_core::DittoCore;
 use crate::ftl::flash::Geometry;
 use crate::ftl::settings::{FtlSettingsConstant, FtlSettingsValues};
-use crate::ftl::{MEM_ADDR_BITS, MEM_DATA_BITS};
+use crate::ftl::{ADDR_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, MOVE_ADDR_BITS};
 use crate::index::table::BlockRamTable;
 use crate::ports::{FtlSettingsSource, IndexCounters, PageWordSource, TableController};
 use rust_hdl::prelude::*;
@@ -104,7 +104,9 @@ impl BoardSetup {
         resend: 20_000,
     };
 
-    /// What the core's FTL settings port carries on this board.
+    /// What the core's FTL settings port carries on this board: no NVM
+    /// slots (the board top builds its core without the cache; the README
+    /// says why), so every move is between PPAs.
     pub fn ftl_settings(&self) -> FtlSettingsValues {
         FtlSettingsValues::new(&self.geometry, self.lpas, self.array_wide, self.refcount_max)
     }
@@ -217,7 +219,9 @@ impl<
             usb_rx: Default::default(),
             usb_tx: Default::default(),
             led: Default::default(),
-            core: DittoCore::for_config(config),
+            // Without the NVM cache's logic: the board gives it no slots
+            // (`BoardSetup::ftl_settings`; the README says why).
+            core: DittoCore::for_config(&crate::Config { ftl_nvm_cache: false, ..*config }),
             ftl_settings: FtlSettingsConstant::new(setup.ftl_settings()),
             block_ram: Default::default(),
             uart_rx: UartRx::new(setup.cycles_per_bit),
@@ -528,8 +532,10 @@ impl<
             self.req_go.q.val() & !self.decoder.complete.val() & !self.receiver.done.val();
         self.transmitter.request.next = self.req_kind.q.val();
         self.transmitter.seq.next = self.seq.q.val();
-        self.transmitter.mv_from.next = self.core.mv.from.val();
-        self.transmitter.mv_to.next = self.core.mv.to.val();
+        // PPAs only: the board's settings give the FTL no NVM slots (see
+        // `BoardSetup::ftl_settings`), so no move names one (bit 24).
+        self.transmitter.mv_from.next = bit_cast::<ADDR_BITS, MOVE_ADDR_BITS>(self.core.mv.from.val());
+        self.transmitter.mv_to.next = bit_cast::<ADDR_BITS, MOVE_ADDR_BITS>(self.core.mv.to.val());
         self.transmitter.mem_addr.next = self.req_mem_addr.q.val();
         self.transmitter.mem_wdata.next = self.req_mem_wdata.q.val();
         self.transmitter.fp_addr.next = self.core.fp.req_addr.val();

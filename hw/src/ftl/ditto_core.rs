@@ -225,6 +225,9 @@ macro_rules! ditto_core {
             /// `ftl_staged_requests` and `ftl_reads_ahead` say.
             pub fn for_config(config: &crate::Config) -> Self {
                 let mut core = Self::new(config.index_bucket_bits);
+                if config.ftl_nvm_cache {
+                    core.ftl = core.ftl.with_nvm_cache();
+                }
                 if config.ftl_staged_requests {
                     core.ftl = core.ftl.staged();
                 }

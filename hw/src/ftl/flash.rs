@@ -96,6 +96,9 @@ pub struct Relocation {
 pub struct Dropped {
     pub owner: u32,
     pub from: u32,
+    /// The relocations that came before it (the hardware reports moves
+    /// and drops in the order it scans the victims' pages).
+    pub after: usize,
 }
 
 /// What one [`Flash::write_cooperative`] did.
@@ -318,7 +321,7 @@ impl Flash {
                 self.invalidate(ppa);
                 if cached(owner) {
                     self.stats.dropped += 1;
-                    dropped.push(Dropped { owner, from: ppa });
+                    dropped.push(Dropped { owner, from: ppa, after: relocations.len() });
                     continue;
                 }
                 self.log(Media::FlashRead, device);

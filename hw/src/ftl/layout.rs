@@ -77,12 +77,14 @@ pub mod page {
     pub const HAS_ENTRY: Field = field("has_entry", 40, 1, "the index entry is this copy's");
     pub const VERSION: Field = field("version", 44, 8, "bumped each time the page id is freed");
     pub const REFCOUNT: Field = field("refcount", 52, 12, "LPAs mapped to it; 0 when free");
+    pub const IN_NVM: Field =
+        field("in_nvm", 41, 1, "the copy is only in NVM slot `ppa` (not yet written back to flash)");
     pub const REGION: Region = Region {
         name: "PAGE",
         number: 1,
         index: "page id",
         about: "one stored copy",
-        fields: &[REFCOUNT, VERSION, HAS_ENTRY, ENTRY, PPA],
+        fields: &[REFCOUNT, VERSION, IN_NVM, HAS_ENTRY, ENTRY, PPA],
     };
 }
 
@@ -138,9 +140,15 @@ pub mod dev {
 /// `DEVV[d]`: a device's valid pages.
 pub mod devv {
     use super::*;
-    pub const VALID: Field = field("valid", 0, 24, "valid pages on the device");
-    pub const REGION: Region =
-        Region { name: "DEVV", number: 6, index: "device", about: "a device's valid pages", fields: &[VALID] };
+    pub const VALID: Field =
+        field("valid", 0, 24, "valid pages on the device, plus the NVM's dirty pages that belong to it");
+    pub const REGION: Region = Region {
+        name: "DEVV",
+        number: 6,
+        index: "device",
+        about: "the pages a device owes room for",
+        fields: &[VALID],
+    };
 }
 
 /// `FREE[d * 8192 + i]`: device `d`'s ring of free blocks.
@@ -177,8 +185,50 @@ pub mod pids {
         Region { name: "PIDS", number: 9, index: "stack slot", about: "freed page ids, reused first", fields: &[PID] };
 }
 
+/// `SLOT[s]`: NVM slot `s` of the write cache, while it is in use.
+pub mod slot {
+    use super::*;
+    pub const PID: Field = field("pid", 0, 24, "the page id whose copy it holds");
+    pub const REFERENCED: Field = field("referenced", 24, 1, "CLOCK's bit: used since the hand last passed");
+    pub const REGION: Region = Region {
+        name: "SLOT",
+        number: 10,
+        index: "NVM slot",
+        about: "an NVM slot in use (the write cache)",
+        fields: &[REFERENCED, PID],
+    };
+}
+
+/// `SFREE[i]`: the ring of freed NVM slots (after the never-used ones).
+pub mod sfree {
+    use super::*;
+    pub const SLOT: Field = field("slot", 0, 24, "a freed NVM slot");
+    pub const REGION: Region = Region {
+        name: "SFREE",
+        number: 11,
+        index: "ring slot",
+        about: "freed NVM slots, reused oldest first",
+        fields: &[SLOT],
+    };
+}
+
+/// `PSLOT[pid]`: the NVM slot a page id's copy is cached in.
+pub mod pslot {
+    use super::*;
+    pub const SLOT: Field = field("slot", 0, 24, "its slot (if `cached`)");
+    pub const DEVICE: Field = field("device", 24, 3, "the device its copy belongs to (where a write-back goes)");
+    pub const CACHED: Field = field("cached", 27, 1, "a slot holds its copy (the only one if `PAGE.in_nvm`)");
+    pub const REGION: Region = Region {
+        name: "PSLOT",
+        number: 12,
+        index: "page id",
+        about: "a page id's NVM slot (valid while the page id is live)",
+        fields: &[CACHED, DEVICE, SLOT],
+    };
+}
+
 /// Every region, by number.
-pub const REGIONS: [Region; 10] = [
+pub const REGIONS: [Region; 13] = [
     l2p::REGION,
     page::REGION,
     entry::REGION,
@@ -189,6 +239,9 @@ pub const REGIONS: [Region; 10] = [
     free::REGION,
     stale::REGION,
     pids::REGION,
+    slot::REGION,
+    sfree::REGION,
+    pslot::REGION,
 ];
 
 /// The tables as a Markdown table (what `hw/src/ftl/TABLES.md` holds).

@@ -145,6 +145,11 @@ pub const STATS: usize = 12;
 
 /// Bits of an LPA, a PPA and a page id on the ports and in the tables.
 pub const ADDR_BITS: usize = 24;
+/// Bits of a relocation's page addresses on the `mv` port: a PPA, or an
+/// NVM slot with bit 24 set ([`nvm::address`]).
+pub const MOVE_ADDR_BITS: usize = ADDR_BITS + 1;
+/// Bits of the count of NVM slots (up to [`nvm::NvmConfig::MAX_SLOTS`]).
+pub const NVM_SLOT_BITS: usize = ADDR_BITS + 1;
 /// Bits of a global block number.
 pub const BLOCK_BITS: usize = 16;
 /// Bits of a page's reference count; at the limit a write is stored unshared.
@@ -171,6 +176,9 @@ pub mod region {
     pub const FREE: u32 = layout::free::REGION.number;
     pub const STALE: u32 = layout::stale::REGION.number;
     pub const PIDS: u32 = layout::pids::REGION.number;
+    pub const SLOT: u32 = layout::slot::REGION.number;
+    pub const SFREE: u32 = layout::sfree::REGION.number;
+    pub const PSLOT: u32 = layout::pslot::REGION.number;
 }
 
 /// The FTL memory address of word `index` of `region`.

@@ -163,6 +163,11 @@ impl CoreModel {
     pub fn nvm_stats(&self) -> NvmStats {
         self.nvm.stats()
     }
+    /// The NVM's dirty pages that belong to `device` (the hardware counts
+    /// them in the device's `DEVV` record, with its valid flash pages).
+    pub fn nvm_dirty_on(&self, device: u32) -> u32 {
+        self.nvm.dirty_on(device)
+    }
     /// The media operations the last command did, in order (GC's reads,
     /// programs and erases, write-backs, NVM accesses, a read's page read).
     pub fn last_ops(&self) -> &[MediaOp] {
@@ -472,14 +477,19 @@ impl CoreModel {
         }
         self.counters[Stat::Relocations as usize] += written.relocations.len() as u32;
         self.counters[Stat::Erases as usize] = self.flash.stats().erases as u32;
-        moves.extend(written.relocations);
-        // A dropped page's data is in its slot already: the host's copy of
-        // the flash page into the slot is a no-op that keeps its map right.
-        moves.extend(written.dropped.iter().map(|d| Relocation {
-            owner: d.owner,
-            from: d.from,
-            to: self.pages[d.owner as usize].ppa,
-        }));
+        // In the order GC met the pages. A dropped page's data is in its
+        // slot already: the host's copy of the flash page into the slot is
+        // a no-op that keeps its map right.
+        let mut drops = written.dropped.iter().peekable();
+        for (i, r) in written.relocations.iter().enumerate() {
+            while let Some(d) = drops.next_if(|d| d.after == i) {
+                moves.push(Relocation { owner: d.owner, from: d.from, to: self.pages[d.owner as usize].ppa });
+            }
+            moves.push(*r);
+        }
+        for d in drops {
+            moves.push(Relocation { owner: d.owner, from: d.from, to: self.pages[d.owner as usize].ppa });
+        }
         written.ppa
     }
 

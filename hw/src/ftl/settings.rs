@@ -8,7 +8,8 @@
 //! `FtlSettingsConstant` ports: `cfg` ([`FtlSettingsSource`], out), the
 //! values it was built with, steady from the first clock.
 use super::flash::Geometry;
-use super::{ADDR_BITS, REFCOUNT_BITS};
+use super::nvm::NvmConfig;
+use super::{ADDR_BITS, NVM_SLOT_BITS, REFCOUNT_BITS};
 use crate::ports::FtlSettingsSource;
 use rust_hdl::prelude::*;
 
@@ -29,6 +30,10 @@ pub struct FtlSettingsValues {
     pub array_wide: bool,
     /// The largest reference count a page may reach.
     pub refcount_max: u64,
+    /// NVM write-cache slots (0: no cache; see [`crate::ftl::nvm`]).
+    pub nvm_slots: u64,
+    /// Garbage collection drops pages cached in the NVM.
+    pub nvm_cooperative: bool,
 }
 
 impl FtlSettingsValues {
@@ -51,13 +56,22 @@ impl FtlSettingsValues {
             lpas: lpas as u64,
             array_wide,
             refcount_max: refcount_max as u64,
+            nvm_slots: 0,
+            nvm_cooperative: false,
         }
+    }
+
+    /// The values with the NVM write cache `nvm` (the controller must be
+    /// built with the cache: [`crate::ftl::controller::FtlController::with_nvm_cache`]).
+    pub fn with_nvm(self, nvm: NvmConfig) -> Self {
+        assert!(nvm.slots <= NvmConfig::MAX_SLOTS, "{} NVM slots do not fit", nvm.slots);
+        Self { nvm_slots: nvm.slots as u64, nvm_cooperative: nvm.cooperative, ..self }
     }
 
     /// The core's settings pins as the emitted Verilog names them
     /// (`cfg$*`), each with its value: for a harness or a test bench that
     /// drives a bare core's settings from outside.
-    pub fn pins(&self) -> [(&'static str, u64); 7] {
+    pub fn pins(&self) -> [(&'static str, u64); 9] {
         [
             ("cfg$dev_bits", self.dev_bits),
             ("cfg$block_bits", self.block_bits),
@@ -66,6 +80,8 @@ impl FtlSettingsValues {
             ("cfg$lpas", self.lpas),
             ("cfg$array_wide", u64::from(self.array_wide)),
             ("cfg$refcount_max", self.refcount_max),
+            ("cfg$nvm_slots", self.nvm_slots),
+            ("cfg$nvm_cooperative", u64::from(self.nvm_cooperative)),
         ]
     }
 }
@@ -83,6 +99,8 @@ pub struct FtlSettingsConstant {
     lpas: Constant<Bits<ADDR_BITS>>,
     array_wide: Constant<Bit>,
     refcount_max: Constant<Bits<REFCOUNT_BITS>>,
+    nvm_slots: Constant<Bits<NVM_SLOT_BITS>>,
+    nvm_cooperative: Constant<Bit>,
 }
 
 impl FtlSettingsConstant {
@@ -96,6 +114,8 @@ impl FtlSettingsConstant {
             lpas: Constant::new(bits(values.lpas)),
             array_wide: Constant::new(values.array_wide),
             refcount_max: Constant::new(bits(values.refcount_max)),
+            nvm_slots: Constant::new(bits(values.nvm_slots)),
+            nvm_cooperative: Constant::new(values.nvm_cooperative),
         }
     }
 }
@@ -110,6 +130,8 @@ impl Logic for FtlSettingsConstant {
         self.cfg.lpas.next = self.lpas.val();
         self.cfg.array_wide.next = self.array_wide.val();
         self.cfg.refcount_max.next = self.refcount_max.val();
+        self.cfg.nvm_slots.next = self.nvm_slots.val();
+        self.cfg.nvm_cooperative.next = self.nvm_cooperative.val();
     }
 }
 

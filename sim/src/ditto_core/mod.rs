@@ -110,6 +110,9 @@ impl FtlMemory {
         limits[region::FREE as usize] = 1 << 16;
         limits[region::STALE as usize] = 1 << 16;
         limits[region::PIDS as usize] = g.pages();
+        limits[region::SLOT as usize] = setup.nvm.slots;
+        limits[region::SFREE as usize] = setup.nvm.slots;
+        limits[region::PSLOT as usize] = g.pages();
         let mut owned = [(0, "none"); 16];
         for r in ditto_hw::ftl::layout::REGIONS {
             let bits = r.fields.iter().fold(0u64, |m, f| m | (u64::MAX >> (64 - f.width)) << f.offset);
@@ -164,6 +167,8 @@ struct Pins {
     cfg_lpas: PortId,
     cfg_array_wide: PortId,
     cfg_refcount_max: PortId,
+    cfg_nvm_slots: PortId,
+    cfg_nvm_cooperative: PortId,
     cmd_valid: PortId,
     cmd_ready: PortId,
     cmd_op: PortId,
@@ -216,6 +221,8 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             cfg_lpas: i("cfg$lpas")?,
             cfg_array_wide: i("cfg$array_wide")?,
             cfg_refcount_max: i("cfg$refcount_max")?,
+            cfg_nvm_slots: i("cfg$nvm_slots")?,
+            cfg_nvm_cooperative: i("cfg$nvm_cooperative")?,
             cmd_valid: i("cmd$valid")?,
             cmd_ready: p("cmd$ready")?,
             cmd_op: i("cmd$op")?,
@@ -325,6 +332,8 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             (pins.cfg_lpas, cfg.lpas),
             (pins.cfg_array_wide, cfg.array_wide as u64),
             (pins.cfg_refcount_max, cfg.refcount_max),
+            (pins.cfg_nvm_slots, cfg.nvm_slots),
+            (pins.cfg_nvm_cooperative, cfg.nvm_cooperative as u64),
             (pins.reset, 1),
         ] {
             m.set(port, value);
@@ -669,7 +678,7 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
             }
             let w = self.ftl_word(region::PAGE, pid);
             let got = (
-                layout::page::PPA.get(w) as u32,
+                layout::page::PPA.get(w) as u32 | (layout::page::IN_NVM.get(w) as u32) << 24,
                 layout::page::REFCOUNT.get(w) as u32,
                 layout::page::VERSION.get(w) as u8,
                 (layout::page::HAS_ENTRY.get(w) == 1).then_some(layout::page::ENTRY.get(w) as u16),
@@ -681,13 +690,15 @@ impl<M: BorrowMut<Model>> CoreSim<M> {
                 )));
             }
         }
-        // Each device's record: its free blocks and its valid pages (what
-        // garbage collection decides by).
+        // Each device's record: its free blocks and the pages it owes room
+        // for, its valid ones and the NVM's dirty ones (what garbage
+        // collection and a write's room decide by).
         let flash = golden.flash();
         for device in 0..self.setup.geometry.devices {
             let free = layout::dev::FREE.get(self.ftl_word(region::DEV, device));
             let valid = layout::devv::VALID.get(self.ftl_word(region::DEVV, device));
-            let want = (flash.free_blocks(device) as u64, flash.valid_pages(device) as u64);
+            let owed = flash.valid_pages(device) + golden.nvm_dirty_on(device);
+            let want = (flash.free_blocks(device) as u64, owed as u64);
             if (free, valid) != want {
                 return Err(CoreError::Tables(format!(
                     "device {device} (free blocks, valid pages): hardware {:?}, golden model {want:?}",

@@ -42,9 +42,9 @@ pub struct CoreSetup {
     pub refcount_max: u32,
     /// Timing of all three memories.
     pub memory: MemTiming,
-    /// The NVM write cache in front of the flash (seed 003). Only the
-    /// golden model has it so far: the RTL's FTL does not, so a setup with
-    /// slots runs on the `model` backend alone.
+    /// The NVM write cache in front of the flash (seed 003): in the
+    /// golden model, and in the RTL of a configuration built with it
+    /// (`Config::ftl_nvm_cache`), through `cfg$nvm_*`.
     pub nvm: NvmConfig,
 }
 
@@ -64,7 +64,7 @@ impl CoreSetup {
 
     /// What the core's FTL settings port (`cfg$*`) carries for this setup.
     pub fn ftl_settings(&self) -> FtlSettingsValues {
-        FtlSettingsValues::new(&self.geometry, self.lpas, self.array_wide, self.refcount_max)
+        FtlSettingsValues::new(&self.geometry, self.lpas, self.array_wide, self.refcount_max).with_nvm(self.nvm)
     }
 }
 

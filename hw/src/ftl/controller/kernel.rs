@@ -85,7 +85,25 @@ impl Logic for FtlController {
             rq_en_queued,
             rq_en_valid,
             rq_en_ver,
-            rq_blk_full
+            rq_blk_full,
+            slot,
+            drop_slot,
+            hand,
+            sfresh,
+            shead,
+            stail,
+            scount,
+            wb,
+            wb_pid,
+            wb_dev,
+            in_nvm,
+            fill_dev_of,
+            rq_pg_in_nvm,
+            rq_fill_slot,
+            rq_sl_ref,
+            rq_fill_pslot,
+            rq_ps_cached,
+            rq_ps_dev
         );
         self.counters.clock.next = self.clock.val();
         // Cleared at reset and on RESET (while the tables are initialised).
@@ -98,8 +116,21 @@ impl Logic for FtlController {
         self.dev_m1.next = bit_cast::<3, BLOCK_BITS>((self.one16.val() << self.cfg.dev_bits.val()) - 1);
         self.usable.next = bit_cast::<ADDR_BITS, BLOCK_BITS>(self.bpd_m1.val() + 1 - self.cfg.reserve.val())
             << self.cfg.page_bits.val();
+        // The NVM cache, if built in and given slots.
+        self.nvm_on.next = self.nvm_cache.val() & (self.cfg.nvm_slots.val() != 0);
+        self.coop_on.next = self.nvm_on.val() & self.cfg.nvm_cooperative.val();
+        self.is_wb.next = self.wb.q.val() & self.nvm_on.val();
+        self.is_read.next = self.op.q.val() == self.op_read.val();
+        self.slots_m1.next = bit_cast::<ADDR_BITS, NVM_SLOT_BITS>(self.cfg.nvm_slots.val() - 1);
+        self.has_free_slot.next = (self.sfresh.q.val() != self.cfg.nvm_slots.val()) | (self.scount.q.val() != 0);
+        self.slot_addr.next = self.nvm_bit.val() | bit_cast::<MOVE_ADDR_BITS, ADDR_BITS>(self.slot.q.val());
+        self.drop_addr.next = self.nvm_bit.val() | bit_cast::<MOVE_ADDR_BITS, ADDR_BITS>(self.drop_slot.q.val());
         // An LPA's home device is `lpa mod devices`; its blocks are `{home, b}`.
+        // A write-back programs the victim's device instead.
         self.home.next = bit_cast::<3, ADDR_BITS>(self.lpa.q.val()) & self.dev_m1.val();
+        if self.is_wb.val() {
+            self.home.next = self.wb_dev.q.val();
+        }
         self.home_base.next = bit_cast::<BLOCK_BITS, 3>(self.home.val()) << self.block_field.val();
         self.backlog.d.next = self.stale_head.q.val() != self.stale_tail.q.val();
         self.open_full.d.next = self.dev_written.q.val() == self.ppb.val();
@@ -145,6 +176,23 @@ impl Logic for FtlController {
         self.rd_e_ver.next = self.rdata.val().get_bits::<W_ENTRY_VERSION>(self.f_entry_version.val().index());
         self.rd_e_pid.next =
             self.rdata.val().get_bits::<W_ENTRY_PID>(self.f_entry_pid.val().index()) & self.pid_mask.val();
+        self.rd_in_nvm.next = self.rdata.val().get_bit(self.f_page_in_nvm.val().index()) & self.nvm_on.val();
+        self.rd_slot.next = self.rdata.val().get_bits::<W_PAGE_PPA>(self.f_page_ppa.val().index());
+        // A page's address as a response carries it: its PPA, or its slot's
+        // NVM address.
+        self.rd_addr.next = bit_cast::<32, ADDR_BITS>(self.rd_ppa.val());
+        if self.rd_in_nvm.val() {
+            self.rd_addr.next = bit_cast::<32, MOVE_ADDR_BITS>(
+                self.nvm_bit.val() | bit_cast::<MOVE_ADDR_BITS, ADDR_BITS>(self.rd_slot.val()),
+            );
+        }
+        self.rd_sl_pid.next =
+            self.rdata.val().get_bits::<W_SLOT_PID>(self.f_slot_pid.val().index()) & self.pid_mask.val();
+        self.rd_sl_ref.next = self.rdata.val().get_bit(self.f_slot_referenced.val().index());
+        self.rd_ps_cached.next = self.rdata.val().get_bit(self.f_pslot_cached.val().index());
+        self.rd_ps_dev.next =
+            self.rdata.val().get_bits::<W_PSLOT_DEVICE>(self.f_pslot_device.val().index()) & self.dev_m1.val();
+        self.rd_ps_slot.next = self.rdata.val().get_bits::<W_PSLOT_SLOT>(self.f_pslot_slot.val().index());
         self.rd_devv.next =
             self.rdata.val().get_bits::<W_DEVV_VALID>(self.f_devv_valid.val().index()) & self.count_mask.val();
         // No room on the home device: its valid pages (the DEVV word just
@@ -175,8 +223,8 @@ impl Logic for FtlController {
         self.rsp.value.next = self.value.q.val();
         self.rsp.flags.next = self.flags.q.val();
         self.mv.valid.next = false;
-        self.mv.from.next = self.cursor.q.val();
-        self.mv.to.next = self.prog_ppa.q.val();
+        self.mv.from.next = bit_cast::<MOVE_ADDR_BITS, ADDR_BITS>(self.cursor.q.val());
+        self.mv.to.next = bit_cast::<MOVE_ADDR_BITS, ADDR_BITS>(self.prog_ppa.q.val());
         self.idx_reset.next = self.idx_reset_r.q.val();
         self.idx_reset_r.d.next = false;
         self.cleaned.next = false;
@@ -209,6 +257,12 @@ impl Logic for FtlController {
         self.fill_entry.next = false;
         self.fill_blk.next = false;
         self.fill_dev.next = false;
+        self.fill_slot.next = false;
+        self.sl_ref.next = false;
+        self.fill_pslot.next = false;
+        self.ps_cached.next = false;
+        self.ps_dev.next = 0.into();
+        self.pg_in_nvm.next = self.word.q.val().get_bit(self.f_page_in_nvm.val().index()) & self.nvm_cache.val();
         self.pg_rc.next = self.word.q.val().get_bits::<W_PAGE_REFCOUNT>(self.f_page_refcount.val().index());
         self.pg_ver.next = self.word.q.val().get_bits::<W_PAGE_VERSION>(self.f_page_version.val().index());
         self.pg_has_entry.next = self.word.q.val().get_bit(self.f_page_has_entry.val().index());
@@ -255,7 +309,9 @@ impl Logic for FtlController {
             | (self.state.q.val() == State::GMoved)
             | (self.state.q.val() == State::RBlk)
             | (self.state.q.val() == State::RDevv)
-            | (self.state.q.val() == State::REntry);
+            | (self.state.q.val() == State::REntry)
+            | (self.state.q.val() == State::WbPage)
+            | (self.state.q.val() == State::GDrop);
         self.rmw_done.next = self.rmw_write.q.val() & self.req_taken.val();
         if self.rmw.val() {
             self.mem_read.next = !self.rmw_write.q.val();
@@ -417,6 +473,11 @@ impl Logic for FtlController {
                     self.stale_head.d.next = 0.into();
                     self.stale_tail.d.next = 0.into();
                     self.cursor.d.next = 0.into();
+                    self.sfresh.d.next = 0.into();
+                    self.shead.d.next = 0.into();
+                    self.stail.d.next = 0.into();
+                    self.scount.d.next = 0.into();
+                    self.hand.d.next = 0.into();
                     self.state.d.next = State::InitL2p;
                 }
             }
@@ -489,6 +550,10 @@ impl Logic for FtlController {
                     if self.op.q.val() == self.op_write_unique.val() {
                         self.state.d.next = State::WRoom;
                     }
+                    // Only in the NVM: its device is in its `PSLOT` record.
+                    if self.rd_in_nvm.val() {
+                        self.state.d.next = State::WReadOldSlot;
+                    }
                 }
             }
             State::WPutWait => {
@@ -531,7 +596,7 @@ impl Logic for FtlController {
                 self.region.next = self.r_page.val();
                 self.index.next = Index::EPid;
                 if self.done.val() {
-                    self.value.d.next = bit_cast::<32, ADDR_BITS>(self.rd_ppa.val());
+                    self.value.d.next = self.rd_addr.val();
                     // The word just read only picks the next state (the
                     // registers a verdict sets are set there).
                     if !self.hit_live.val() {
@@ -580,6 +645,10 @@ impl Logic for FtlController {
                     if self.old_valid.q.val() {
                         self.ret.d.next = Return::WMapDup;
                         self.state.d.next = State::RReadPage;
+                    }
+                    // A copy in the cache is touched first.
+                    if self.nvm_on.val() {
+                        self.state.d.next = State::WHitPslot;
                     }
                 }
             }
@@ -712,6 +781,10 @@ impl Logic for FtlController {
                 if self.done.val() {
                     self.version.d.next = self.rd_ver.val();
                     self.state.d.next = State::FReadDev;
+                    if self.nvm_on.val() {
+                        // The new copy goes to the NVM, not to the flash.
+                        self.state.d.next = State::NFill;
+                    }
                     if self.is_ahead.val() {
                         self.state.d.next = State::WRoom;
                     }
@@ -747,7 +820,7 @@ impl Logic for FtlController {
             State::FCheck => {
                 // The open block is full and only the reserve is left: collect.
                 self.state.d.next = State::PStart;
-                if self.is_fetched.val() {
+                if self.is_fetched.val() & !self.is_wb.val() {
                     // `PStart`'s choice, made here: read ahead, `dev_written`
                     // last moved in `FReadDev` long before, or in a
                     // collection at least four clocks back (`GNext`,
@@ -762,6 +835,12 @@ impl Logic for FtlController {
                 if (self.dev_written.q.val() == self.ppb.val()) & (self.dev_free.q.val() <= self.cfg.reserve.val()) {
                     self.state.d.next = State::GScan;
                 }
+                // With the cache a write's copy goes to the NVM (read ahead,
+                // the device's record is not needed after all); only a
+                // write-back programs the flash.
+                if self.nvm_on.val() & !self.is_wb.val() {
+                    self.state.d.next = State::NFill;
+                }
             }
             State::FDevv => {
                 // The home device's valid pages, plus one.
@@ -770,6 +849,12 @@ impl Logic for FtlController {
                 self.low.next = Low::Bump24;
                 if self.rmw_done.val() {
                     self.state.d.next = State::FWriteDev;
+                    if self.nvm_on.val() {
+                        // Into the NVM: the device's record is untouched.
+                        self.ev.next = true;
+                        self.ev_id.next = self.ev_writes.val();
+                        self.state.d.next = State::WWritePage;
+                    }
                 }
             }
             State::FWriteDev => {
@@ -779,9 +864,12 @@ impl Logic for FtlController {
                 self.low.next = Low::DevHead;
                 self.fill_dev.next = true;
                 if self.req_taken.val() {
-                    self.ev.next = true;
+                    self.ev.next = !self.is_wb.val();
                     self.ev_id.next = self.ev_writes.val();
                     self.state.d.next = State::WWritePage;
+                    if self.is_wb.val() {
+                        self.state.d.next = State::WbPage;
+                    }
                 }
             }
             State::WWritePage => {
@@ -789,7 +877,11 @@ impl Logic for FtlController {
                 self.region.next = self.r_page.val();
                 self.index.next = Index::Pid;
                 self.low.next = Low::ProgPpa;
+                if self.nvm_on.val() {
+                    self.low.next = Low::Slot;
+                }
                 self.fill_page.next = true;
+                self.pg_in_nvm.next = self.nvm_on.val();
                 self.pg_rc.next = 1.into();
                 self.pg_ver.next = self.version.q.val();
                 self.pg_has_entry.next = self.has_entry.q.val();
@@ -830,6 +922,9 @@ impl Logic for FtlController {
                     }
                     self.status.d.next = self.st_unique.val();
                     self.value.d.next = bit_cast::<32, ADDR_BITS>(self.prog_ppa.q.val());
+                    if self.nvm_on.val() {
+                        self.value.d.next = bit_cast::<32, MOVE_ADDR_BITS>(self.slot_addr.val());
+                    }
                     self.state.d.next = State::Respond;
                 }
             }
@@ -875,6 +970,9 @@ impl Logic for FtlController {
                 self.region.next = self.r_rev.val();
                 self.index.next = Index::CurPpa;
                 self.low.next = Low::Pid;
+                if self.is_wb.val() {
+                    self.low.next = Low::WbPid;
+                }
                 if self.prog_gc.q.val() {
                     self.low.next = Low::EPid;
                 }
@@ -882,6 +980,10 @@ impl Logic for FtlController {
                     self.prog_ppa.d.next = self.cur_ppa.val() & self.ppa_mask.val();
                     self.dev_written.d.next = (self.dev_written.q.val() + 1) & self.pages_mask.val();
                     self.state.d.next = State::FDevv;
+                    // A write-back moves a page the device owes already.
+                    if self.is_wb.val() {
+                        self.state.d.next = State::FWriteDev;
+                    }
                     if self.prog_gc.q.val() {
                         self.state.d.next = State::GMoved;
                     }
@@ -943,9 +1045,14 @@ impl Logic for FtlController {
                 self.index.next = Index::EPid;
                 if self.done.val() {
                     self.state.d.next = State::GNext;
-                    if (self.rd_rc.val() != 0) & (self.rd_ppa.val() == self.cursor.q.val()) {
+                    if (self.rd_rc.val() != 0) & (self.rd_ppa.val() == self.cursor.q.val()) & !self.rd_in_nvm.val() {
                         self.prog_gc.d.next = true;
                         self.state.d.next = State::PStart;
+                        if self.coop_on.val() {
+                            // Cached in the NVM? Then it is dropped instead.
+                            self.prog_gc.d.next = false;
+                            self.state.d.next = State::GPslot;
+                        }
                     }
                 }
             }
@@ -1011,6 +1118,7 @@ impl Logic for FtlController {
                             & self.gblock_mask.val();
                     self.rel_has_entry.d.next = self.rd_has_entry.val();
                     self.rel_entry.d.next = self.rd_page_entry.val();
+                    self.in_nvm.d.next = self.rd_in_nvm.val();
                     self.state.d.next = State::RFree;
                     if self.rd_rc.val() > 1 {
                         self.state.d.next = State::RDec;
@@ -1042,6 +1150,9 @@ impl Logic for FtlController {
                     self.ev_id.next = self.ev_live_pages.val();
                     self.ev_down.next = true;
                     self.state.d.next = State::RBlk;
+                    if self.nvm_on.val() {
+                        self.state.d.next = State::RPslot;
+                    }
                 }
             }
             State::RBlk => {
@@ -1127,8 +1238,19 @@ impl Logic for FtlController {
                 self.index.next = Index::OldPid;
                 if self.done.val() {
                     self.status.d.next = self.st_mapped.val();
-                    self.value.d.next = bit_cast::<32, ADDR_BITS>(self.rd_ppa.val());
+                    self.value.d.next = self.rd_addr.val();
                     self.state.d.next = State::Respond;
+                    if self.nvm_on.val() {
+                        self.slot.d.next = self.rd_slot.val();
+                        self.fill_dev_of.d.next = bit_cast::<3, ADDR_BITS>(
+                            self.rd_ppa.val() >> (self.page_field.val() + self.block_field.val()),
+                        );
+                        // Served from its slot if cached, else brought in.
+                        self.state.d.next = State::RdPslot;
+                        if self.rd_in_nvm.val() {
+                            self.state.d.next = State::RdTouch;
+                        }
+                    }
                 }
             }
             State::TReadL2p => {
@@ -1244,6 +1366,327 @@ impl Logic for FtlController {
                     self.state.d.next = State::SyncLoop;
                 }
             }
+
+            // --- The NVM cache: a slot for the write's new copy or the read's
+            // page (`is_read`): a never-used one, a freed one, or CLOCK's victim -----
+            State::NFill => {
+                self.state.d.next = State::NSweep;
+                if self.has_free_slot.val() {
+                    self.state.d.next = State::NPop;
+                    if self.sfresh.q.val() != self.cfg.nvm_slots.val() {
+                        self.slot.d.next = bit_cast::<ADDR_BITS, NVM_SLOT_BITS>(self.sfresh.q.val());
+                        self.sfresh.d.next = self.sfresh.q.val() + 1;
+                        self.state.d.next = State::NSlot;
+                    }
+                }
+            }
+            State::NPop => {
+                self.mem_read.next = true;
+                self.region.next = self.r_sfree.val();
+                self.index.next = Index::SFreeHead;
+                if self.done.val() {
+                    self.slot.d.next = self.rdata.val().get_bits::<W_SFREE_SLOT>(self.f_sfree_slot.val().index());
+                    self.shead.d.next = self.shead.q.val() + 1;
+                    if self.shead.q.val() == self.slots_m1.val() {
+                        self.shead.d.next = 0.into();
+                    }
+                    self.scount.d.next = self.scount.q.val() - 1;
+                    self.state.d.next = State::NSlot;
+                }
+            }
+            State::NSweep => {
+                // Every slot is in use: the hand clears referenced bits and
+                // stops at the first slot whose bit is clear.
+                self.mem_read.next = true;
+                self.region.next = self.r_slot.val();
+                self.index.next = Index::Hand;
+                if self.done.val() {
+                    self.slot.d.next = self.hand.q.val();
+                    self.hand.d.next = self.hand.q.val() + 1;
+                    if self.hand.q.val() == self.slots_m1.val() {
+                        self.hand.d.next = 0.into();
+                    }
+                    self.wb_pid.d.next = self.rd_sl_pid.val();
+                    self.state.d.next = State::NVictim;
+                    if self.rd_sl_ref.val() {
+                        self.state.d.next = State::NClear;
+                    }
+                }
+            }
+            State::NClear => {
+                self.mem_write.next = true;
+                self.region.next = self.r_slot.val();
+                self.index.next = Index::Slot;
+                self.low.next = Low::Word;
+                self.fill_slot.next = true;
+                self.sl_ref.next = false;
+                if self.req_taken.val() {
+                    self.state.d.next = State::NSweep;
+                }
+            }
+            State::NVictim => {
+                // Dirty (only in the NVM): written back first.
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::WbPid;
+                if self.done.val() {
+                    self.state.d.next = State::NEvict;
+                    if self.rd_in_nvm.val() {
+                        self.state.d.next = State::NVictimDev;
+                    }
+                }
+            }
+            State::NVictimDev => {
+                // The write-back: programming (with GC) on the page's device.
+                self.mem_read.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::WbPid;
+                if self.done.val() {
+                    self.wb_dev.d.next = self.rd_ps_dev.val();
+                    self.wb.d.next = true;
+                    self.state.d.next = State::FReadDev;
+                }
+            }
+            State::WbPage => {
+                // The written-back page's record: its flash PPA.
+                self.region.next = self.r_page.val();
+                self.index.next = Index::WbPid;
+                self.low.next = Low::ProgPpa;
+                self.fill_page.next = true;
+                self.pg_in_nvm.next = false;
+                if self.rmw_done.val() {
+                    self.state.d.next = State::WbMove;
+                }
+            }
+            State::WbMove => {
+                self.mv.valid.next = true;
+                self.mv.from.next = self.slot_addr.val();
+                if self.mv.ready.val() {
+                    self.wb.d.next = false;
+                    self.state.d.next = State::NEvict;
+                }
+            }
+            State::NEvict => {
+                // The victim's page id is cached no more.
+                self.mem_write.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::WbPid;
+                self.low.next = Low::Zero;
+                self.fill_pslot.next = true;
+                if self.req_taken.val() {
+                    self.state.d.next = State::NSlot;
+                }
+            }
+            State::NSlot => {
+                self.mem_write.next = true;
+                self.region.next = self.r_slot.val();
+                self.index.next = Index::Slot;
+                self.low.next = Low::Pid;
+                if self.is_read.val() {
+                    self.low.next = Low::OldPid;
+                }
+                self.fill_slot.next = true;
+                self.sl_ref.next = true;
+                if self.req_taken.val() {
+                    self.state.d.next = State::NPslot;
+                }
+            }
+            State::NPslot => {
+                // Cached: a write's copy on its home device (then its valid
+                // pages, in `FDevv`), or a read's clean copy.
+                self.mem_write.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::Pid;
+                self.low.next = Low::Slot;
+                self.fill_pslot.next = true;
+                self.ps_cached.next = true;
+                self.ps_dev.next = self.home.val();
+                if self.is_read.val() {
+                    self.index.next = Index::OldPid;
+                    self.ps_dev.next = self.fill_dev_of.q.val();
+                }
+                if self.req_taken.val() {
+                    self.state.d.next = State::FDevv;
+                    if self.is_read.val() {
+                        self.state.d.next = State::RdAgain;
+                    }
+                }
+            }
+            State::RdPslot => {
+                self.mem_read.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::OldPid;
+                if self.done.val() {
+                    self.slot.d.next = self.rd_ps_slot.val();
+                    self.state.d.next = State::NFill;
+                    if self.rd_ps_cached.val() {
+                        self.state.d.next = State::RdTouch;
+                    }
+                }
+            }
+            State::RdTouch => {
+                self.mem_write.next = true;
+                self.region.next = self.r_slot.val();
+                self.index.next = Index::Slot;
+                self.low.next = Low::OldPid;
+                self.fill_slot.next = true;
+                self.sl_ref.next = true;
+                if self.req_taken.val() {
+                    self.state.d.next = State::Respond;
+                }
+            }
+            State::RdAgain => {
+                // Where the page is now: a write-back's GC may have moved it.
+                self.mem_read.next = true;
+                self.region.next = self.r_page.val();
+                self.index.next = Index::OldPid;
+                if self.done.val() {
+                    self.value.d.next = self.rd_addr.val();
+                    self.state.d.next = State::Respond;
+                }
+            }
+            State::WHitPslot => {
+                self.mem_read.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::EPid;
+                if self.done.val() {
+                    self.slot.d.next = self.rd_ps_slot.val();
+                    self.state.d.next = State::WMapDup;
+                    if self.old_valid.q.val() {
+                        self.ret.d.next = Return::WMapDup;
+                        self.state.d.next = State::RReadPage;
+                    }
+                    if self.rd_ps_cached.val() {
+                        self.state.d.next = State::WHitTouch;
+                    }
+                }
+            }
+            State::WHitTouch => {
+                self.mem_write.next = true;
+                self.region.next = self.r_slot.val();
+                self.index.next = Index::Slot;
+                self.low.next = Low::EPid;
+                self.fill_slot.next = true;
+                self.sl_ref.next = true;
+                if self.req_taken.val() {
+                    self.state.d.next = State::WMapDup;
+                    if self.old_valid.q.val() {
+                        self.ret.d.next = Return::WMapDup;
+                        self.state.d.next = State::RReadPage;
+                    }
+                }
+            }
+            State::WReadOldSlot => {
+                // `word` still holds the old page's record.
+                self.mem_read.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::OldPid;
+                if self.done.val() {
+                    self.old_frees_home.d.next = (self.pg_rc.val() == 1) & (self.rd_ps_dev.val() == self.home.val());
+                    self.state.d.next = State::WPutWait;
+                    if self.op.q.val() == self.op_write_unique.val() {
+                        self.state.d.next = State::WRoom;
+                    }
+                }
+            }
+            State::RPslot => {
+                // A cached copy gives its slot back; one only in the NVM frees
+                // nothing on the flash, but its device owes one page fewer.
+                self.mem_read.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::OldPid;
+                if self.done.val() {
+                    self.slot.d.next = self.rd_ps_slot.val();
+                    self.state.d.next = State::RBlk;
+                    if self.rd_ps_cached.val() {
+                        self.state.d.next = State::RPushSlot;
+                    }
+                    if self.in_nvm.q.val() {
+                        self.rel_block.d.next =
+                            bit_cast::<BLOCK_BITS, 3>(self.rd_ps_dev.val()) << self.block_field.val();
+                    }
+                }
+            }
+            State::RPushSlot => {
+                self.mem_write.next = true;
+                self.region.next = self.r_sfree.val();
+                self.index.next = Index::SFreeTail;
+                self.low.next = Low::Slot;
+                if self.req_taken.val() {
+                    self.stail.d.next = self.stail.q.val() + 1;
+                    if self.stail.q.val() == self.slots_m1.val() {
+                        self.stail.d.next = 0.into();
+                    }
+                    self.scount.d.next = self.scount.q.val() + 1;
+                    self.state.d.next = State::RBlk;
+                    if self.in_nvm.q.val() {
+                        self.state.d.next = State::RDevv;
+                    }
+                }
+            }
+            State::GPslot => {
+                self.mem_read.next = true;
+                self.region.next = self.r_pslot.val();
+                self.index.next = Index::EPid;
+                if self.done.val() {
+                    self.drop_slot.d.next = self.rd_ps_slot.val();
+                    self.prog_gc.d.next = true;
+                    self.state.d.next = State::PStart;
+                    if self.rd_ps_cached.val() {
+                        self.prog_gc.d.next = false;
+                        self.state.d.next = State::GDrop;
+                    }
+                }
+            }
+            State::GDrop => {
+                // Its record follows the slot, which holds the original now.
+                self.region.next = self.r_page.val();
+                self.index.next = Index::EPid;
+                self.low.next = Low::DropSlot;
+                self.fill_page.next = true;
+                self.pg_in_nvm.next = true;
+                if self.rmw_done.val() {
+                    self.state.d.next = State::GDropMove;
+                }
+            }
+            State::GDropMove => {
+                // The host's copy into the slot is a no-op that keeps its map.
+                self.mv.valid.next = true;
+                self.mv.to.next = self.drop_addr.val();
+                if self.mv.ready.val() {
+                    self.state.d.next = State::GNext;
+                }
+            }
+        }
+
+        // --- Without the cache (not built in, or no slots) its states are
+        // never entered; saying so here lets synthesis remove them (its FSM
+        // extraction then finds them unreachable), so that a build without
+        // the cache keeps none of its logic -------------------------------------------
+        self.in_cache_state.next = (self.state.q.val() == State::NFill)
+            | (self.state.q.val() == State::NPop)
+            | (self.state.q.val() == State::NSweep)
+            | (self.state.q.val() == State::NClear)
+            | (self.state.q.val() == State::NVictim)
+            | (self.state.q.val() == State::NVictimDev)
+            | (self.state.q.val() == State::WbPage)
+            | (self.state.q.val() == State::WbMove)
+            | (self.state.q.val() == State::NEvict)
+            | (self.state.q.val() == State::NSlot)
+            | (self.state.q.val() == State::NPslot)
+            | (self.state.q.val() == State::RdPslot)
+            | (self.state.q.val() == State::RdTouch)
+            | (self.state.q.val() == State::RdAgain)
+            | (self.state.q.val() == State::WHitPslot)
+            | (self.state.q.val() == State::WHitTouch)
+            | (self.state.q.val() == State::WReadOldSlot)
+            | (self.state.q.val() == State::RPslot)
+            | (self.state.q.val() == State::RPushSlot)
+            | (self.state.q.val() == State::GPslot)
+            | (self.state.q.val() == State::GDrop)
+            | (self.state.q.val() == State::GDropMove);
+        if self.in_cache_state.val() & !self.nvm_on.val() {
+            self.state.d.next = State::Idle;
         }
 
         // --- The GC scan's judgement of the block read the clock before: full,
@@ -1297,6 +1740,12 @@ impl Logic for FtlController {
         self.rq_en_valid.d.next = self.en_valid.val();
         self.rq_en_ver.d.next = self.en_ver.val();
         self.rq_blk_full.d.next = self.blk_full.val();
+        self.rq_pg_in_nvm.d.next = self.pg_in_nvm.val();
+        self.rq_fill_slot.d.next = self.fill_slot.val();
+        self.rq_sl_ref.d.next = self.sl_ref.val();
+        self.rq_fill_pslot.d.next = self.fill_pslot.val();
+        self.rq_ps_cached.d.next = self.ps_cached.val();
+        self.rq_ps_dev.d.next = self.ps_dev.val();
         if self.request_stage.val() {
             self.u_valid.next = self.rq_valid.q.val();
             self.u_write.next = self.rq_write.q.val();
@@ -1317,6 +1766,12 @@ impl Logic for FtlController {
             self.u_en_valid.next = self.rq_en_valid.q.val();
             self.u_en_ver.next = self.rq_en_ver.q.val();
             self.u_blk_full.next = self.rq_blk_full.q.val();
+            self.u_pg_in_nvm.next = self.rq_pg_in_nvm.q.val();
+            self.u_fill_slot.next = self.rq_fill_slot.q.val();
+            self.u_sl_ref.next = self.rq_sl_ref.q.val();
+            self.u_fill_pslot.next = self.rq_fill_pslot.q.val();
+            self.u_ps_cached.next = self.rq_ps_cached.q.val();
+            self.u_ps_dev.next = self.rq_ps_dev.q.val();
         } else {
             self.u_valid.next = self.mem_write.val() | (self.mem_read.val() & !self.pending.q.val());
             self.u_write.next = self.mem_write.val();
@@ -1337,6 +1792,12 @@ impl Logic for FtlController {
             self.u_en_valid.next = self.en_valid.val();
             self.u_en_ver.next = self.en_ver.val();
             self.u_blk_full.next = self.blk_full.val();
+            self.u_pg_in_nvm.next = self.pg_in_nvm.val();
+            self.u_fill_slot.next = self.fill_slot.val();
+            self.u_sl_ref.next = self.sl_ref.val();
+            self.u_fill_pslot.next = self.fill_pslot.val();
+            self.u_ps_cached.next = self.ps_cached.val();
+            self.u_ps_dev.next = self.ps_dev.val();
         }
 
         // --- The address: a region and what indexes it -----------------------------------
@@ -1376,6 +1837,11 @@ impl Logic for FtlController {
                     bit_cast::<ENTRY_BITS, RING_BITS>(self.stale_tail.q.val()) & self.entry_mask.val(),
                 )
             }
+            Index::Slot => self.index_value.next = self.slot.q.val(),
+            Index::Hand => self.index_value.next = self.hand.q.val(),
+            Index::SFreeHead => self.index_value.next = self.shead.q.val(),
+            Index::SFreeTail => self.index_value.next = self.stail.q.val(),
+            Index::WbPid => self.index_value.next = self.wb_pid.q.val(),
         }
         self.mem.req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.u_region.val()) << self.region_at.val())
             | bit_cast::<MEM_ADDR_BITS, ADDR_BITS>(self.index_value.val());
@@ -1405,6 +1871,9 @@ impl Logic for FtlController {
                     bit_cast::<LOW_BITS, BLOCK_BITS>(bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val() + 1))
             }
             Low::Victim => self.low_value.next = bit_cast::<LOW_BITS, BLOCK_BITS>(self.victim.q.val()),
+            Low::Slot => self.low_value.next = self.slot.q.val(),
+            Low::DropSlot => self.low_value.next = self.drop_slot.q.val(),
+            Low::WbPid => self.low_value.next = self.wb_pid.q.val(),
         }
         // Every part is zero but the one region's (its flag is the only one set).
         self.part_mapped.next = 0.into();
@@ -1412,6 +1881,17 @@ impl Logic for FtlController {
         self.part_entry.next = 0.into();
         self.part_blk.next = 0.into();
         self.part_dev.next = 0.into();
+        self.part_slot.next = 0.into();
+        self.part_pslot.next = 0.into();
+        if self.u_fill_slot.val() {
+            self.part_slot.next =
+                bit_cast::<MEM_DATA_BITS, 1>(self.u_sl_ref.val().into()) << self.f_slot_referenced.val();
+        }
+        if self.u_fill_pslot.val() {
+            self.part_pslot.next = (bit_cast::<MEM_DATA_BITS, 1>(self.u_ps_cached.val().into())
+                << self.f_pslot_cached.val())
+                | (bit_cast::<MEM_DATA_BITS, 3>(self.u_ps_dev.val()) << self.f_pslot_device.val());
+        }
         if self.u_fill_mapped.val() {
             self.part_mapped.next = bits::<MEM_DATA_BITS>(1) << self.f_l2p_mapped.val();
         }
@@ -1420,6 +1900,7 @@ impl Logic for FtlController {
                 << self.f_page_refcount.val())
                 | (bit_cast::<MEM_DATA_BITS, VERSION_BITS>(self.u_pg_ver.val()) << self.f_page_version.val())
                 | (bit_cast::<MEM_DATA_BITS, 1>(self.u_pg_has_entry.val().into()) << self.f_page_has_entry.val())
+                | (bit_cast::<MEM_DATA_BITS, 1>(self.u_pg_in_nvm.val().into()) << self.f_page_in_nvm.val())
                 | (bit_cast::<MEM_DATA_BITS, ENTRY_BITS>(self.u_pg_entry.val()) << self.f_page_entry.val());
         }
         if self.u_fill_entry.val() {
@@ -1442,6 +1923,8 @@ impl Logic for FtlController {
             | self.part_entry.val()
             | self.part_blk.val()
             | self.part_dev.val()
+            | self.part_slot.val()
+            | self.part_pslot.val()
             | bit_cast::<MEM_DATA_BITS, LOW_BITS>(self.low_value.val());
 
         // --- The memory port: one request outstanding ---------------------------------------
@@ -1473,27 +1956,48 @@ impl Logic for FtlController {
             self.next_fresh.d.next = 0.into();
             self.stale_head.d.next = 0.into();
             self.stale_tail.d.next = 0.into();
+            self.sfresh.d.next = 0.into();
+            self.shead.d.next = 0.into();
+            self.stail.d.next = 0.into();
+            self.scount.d.next = 0.into();
+            self.hand.d.next = 0.into();
+            self.wb.d.next = false;
         }
     }
 }
 
-/// The states `hw/formal/ftl_refcount.v` names (`S_<State>`), numbered as
-/// the emitted Verilog numbers them (declaration order; a unit test checks).
-pub const FORMAL_STATES: &[(&str, u64)] = &[
-    ("S_FDevv", State::FDevv as u64),
-    ("S_GMoved", State::GMoved as u64),
-    ("S_PBlk", State::PBlk as u64),
-    ("S_RBlk", State::RBlk as u64),
-    ("S_RDec", State::RDec as u64),
-    ("S_RDevv", State::RDevv as u64),
-    ("S_REntry", State::REntry as u64),
-    ("S_RFree", State::RFree as u64),
-    ("S_RPushPid", State::RPushPid as u64),
-    ("S_RReadPage", State::RReadPage as u64),
-    ("S_WUnlink", State::WUnlink as u64),
-    ("S_WWriteHit", State::WWriteHit as u64),
-    ("S_WWritePage", State::WWritePage as u64),
-];
+/// The parameters of `hw/formal/ftl_refcount.v` for a controller built
+/// without the NVM cache and with it: the states it names (`S_<State>`,
+/// numbered as the emitted Verilog numbers them, in declaration order; a
+/// unit test checks), and
+/// `F_NVM_CACHE` (a PAGE record's `in_nvm` bit is kept by the writes that
+/// keep the rest of the record with the cache, and written as 0 without).
+macro_rules! formal_params {
+    ($name:ident, $nvm:literal) => {
+        pub const $name: &[(&str, u64)] = &[
+            ("S_FDevv", State::FDevv as u64),
+            ("S_GMoved", State::GMoved as u64),
+            ("S_PBlk", State::PBlk as u64),
+            ("S_RBlk", State::RBlk as u64),
+            ("S_RDec", State::RDec as u64),
+            ("S_RDevv", State::RDevv as u64),
+            ("S_REntry", State::REntry as u64),
+            ("S_RFree", State::RFree as u64),
+            ("S_RPushPid", State::RPushPid as u64),
+            ("S_RReadPage", State::RReadPage as u64),
+            ("S_WUnlink", State::WUnlink as u64),
+            ("S_WWriteHit", State::WWriteHit as u64),
+            ("S_WWritePage", State::WWritePage as u64),
+            ("S_WbPage", State::WbPage as u64),
+            ("S_GDrop", State::GDrop as u64),
+            ("S_RPslot", State::RPslot as u64),
+            ("S_RPushSlot", State::RPushSlot as u64),
+            ("F_NVM_CACHE", $nvm),
+        ];
+    };
+}
+formal_params!(FORMAL_PARAMS, 0);
+formal_params!(FORMAL_PARAMS_NVM, 1);
 
 #[cfg(test)]
 mod tests {

@@ -8,8 +8,10 @@
 //! Ports (all handshakes are `valid & ready` on a rising clock edge):
 //! - `cfg`: the geometry (log2 of devices, blocks per device and pages per
 //!   block), the reserve of free blocks per device (at least 1), the number
-//!   of LPAs (at least 1), array-wide dedup and the reference-count limit
-//!   (at least 1). They are used as they come (a board ties them to
+//!   of LPAs (at least 1), array-wide dedup, the reference-count limit
+//!   (at least 1) and the NVM cache's slots (0: off; at most the pages of
+//!   a device) and whether GC cooperates with it (both ignored unless
+//!   built [`FtlController::with_nvm_cache`]). They are used as they come (a board ties them to
 //!   constants, so their arithmetic folds away): change them only during
 //!   `reset` or before `RESET`. With a valid geometry GC always finds a
 //!   victim (a write is refused first when its device holds its usable
@@ -22,8 +24,12 @@
 //!   fingerprint, read from `cmd.fp` while it is offered), anything else at
 //!   once. So the fingerprint is never copied: it stays in the offering slot.
 //! - `rsp`: the command's one response, held until taken.
-//! - `mv`: each relocation garbage collection makes (`from` -> `to`), held
-//!   until taken, before the response of the write that caused it.
+//! - `mv`: each page the host must move (`from` -> `to`): garbage
+//!   collection's relocations and, with the NVM cache, write-backs (slot
+//!   to flash) and cooperative drops (flash to slot, whose data the slot
+//!   holds already), held until taken, before the response of the command
+//!   that caused it. Addresses are 25 bits: a PPA, or an NVM slot with bit
+//!   24 set ([`super::nvm::address`]).
 //! - `idx_cmd`, `idx_rsp`: the fingerprint index's command and response
 //!   ports, one command at a time (tag 0); `idx_reset` is a one-clock pulse
 //!   on `RESET`, for the index's reset input (together with the core's).
@@ -67,6 +73,19 @@
 //! (`room_full` for `WRoomJudge`, the GC scan's candidate): the read data's
 //! comparators then never drive many enables in the clock they settle.
 //!
+//! The NVM write cache ([`FtlController::with_nvm_cache`], seed 003; the
+//! policy is [`super::nvm`]'s, which the states follow step for step): a
+//! unique write's copy goes to a slot (`NFill`: a never-used slot, else one
+//! off the `SFREE` ring, else CLOCK's sweep over `SLOT`), a dirty victim
+//! first written back through the program path on its own device (`wb`
+//! switches `home`); a read of a page only in flash brings a clean copy in
+//! (`RdPslot`, `NFill`), and `RdAgain` answers where the page is once any
+//! write-back's GC is done; a duplicate found in a slot sets CLOCK's bit;
+//! a release gives its slot back (`RPslot`); cooperative GC drops a live
+//! page whose `PSLOT` says it is cached (`GPslot`, `GDrop`). A device's
+//! `DEVV` count includes its dirty slots, so a write's room check is
+//! unchanged.
+//!
 //! Reading ahead (`large`'s build, [`FtlController::reading_ahead`]): a
 //! write of a fingerprint to an unmapped LPA runs `FReadDev`, `APid`,
 //! `AReadPage` and `WRoom` (flag `ahead`) before `WPutWait`, and then
@@ -76,7 +95,10 @@
 use super::counters::CounterBank;
 use super::flash::{BLOCK_FIELD_BITS, PAGE_FIELD_BITS};
 use super::layout::{self, blk, dev, entry, l2p, page, pids, rev, stale, Field, Region};
-use super::{flag, Op, Stat, Status, ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, REFCOUNT_BITS, VERSION_BITS};
+use super::{
+    flag, Op, Stat, Status, ADDR_BITS, BLOCK_BITS, MEM_ADDR_BITS, MEM_DATA_BITS, MOVE_ADDR_BITS, NVM_SLOT_BITS,
+    REFCOUNT_BITS, VERSION_BITS,
+};
 use crate::index::{CMD_TAG_BITS, ENTRY_BITS};
 use crate::logic_block;
 use crate::ports::{
@@ -107,6 +129,10 @@ const W_DEVV_VALID: usize = layout::devv::VALID.width;
 const W_FREE_BLOCK: usize = layout::free::BLOCK.width;
 const W_STALE_ENTRY: usize = stale::ENTRY.width;
 const W_PIDS_PID: usize = pids::PID.width;
+const W_SLOT_PID: usize = layout::slot::PID.width;
+const W_PSLOT_DEVICE: usize = layout::pslot::DEVICE.width;
+const W_PSLOT_SLOT: usize = layout::pslot::SLOT.width;
+const W_SFREE_SLOT: usize = layout::sfree::SLOT.width;
 /// The low bus carries each region's field at bit 0 (`layout`'s tests
 /// check every region has one, at most this wide).
 const LOW_BITS: usize = 24;
@@ -192,6 +218,35 @@ pub enum State {
     CDeref,
     CDerefWait,
     CDone,
+    // The NVM write cache (`nvm_cache`; declared last so that the states
+    // before keep their numbers). A slot for a new copy: a free one, else
+    // CLOCK's victim, written back first if dirty.
+    NFill,
+    NPop,
+    NSweep,
+    NClear,
+    NVictim,
+    NVictimDev,
+    WbPage,
+    WbMove,
+    NEvict,
+    NSlot,
+    NPslot,
+    // A read: served from the cache, or bringing its page in.
+    RdPslot,
+    RdTouch,
+    RdAgain,
+    // A duplicate found in the cache; an overwritten copy only in the NVM.
+    WHitPslot,
+    WHitTouch,
+    WReadOldSlot,
+    // Releasing a cached copy: its slot goes back.
+    RPslot,
+    RPushSlot,
+    // Cooperative GC: a valid page cached in the NVM is dropped.
+    GPslot,
+    GDrop,
+    GDropMove,
 }
 
 /// The callers of releasing a reference, where it returns to.
@@ -231,6 +286,15 @@ pub enum Index {
     PidSp,
     StaleHead,
     StaleTail,
+    /// The NVM slot being filled, touched, evicted or freed.
+    Slot,
+    /// CLOCK's hand.
+    Hand,
+    /// The freed slots' ring: its first entry, and the one after its last.
+    SFreeHead,
+    SFreeTail,
+    /// The page id being written back or evicted.
+    WbPid,
 }
 
 /// The source of the field at bit 0 of the word a state writes.
@@ -252,6 +316,9 @@ pub enum Low {
     /// The next block, as initialisation fills the free rings.
     CursorNext,
     Victim,
+    Slot,
+    DropSlot,
+    WbPid,
 }
 
 /// A field's offset in a word, as the RTL's constant.
@@ -394,6 +461,76 @@ logic_block! {
         /// The cleaner's ring (`STALE`).
         stale_head: DFF<Bits<RING_BITS>>,
         stale_tail: DFF<Bits<RING_BITS>>,
+
+        // --- The NVM write cache (`nvm_cache`; see the kernel) ------------------------
+        /// The cache is on: built in, and `cfg.nvm_slots` is not zero; and
+        /// garbage collection is cooperative.
+        nvm_on: Signal<Local, Bit>,
+        coop_on: Signal<Local, Bit>,
+        /// `wb`, read through `nvm_on` (so that without the cache all it
+        /// drives folds away); the command is a `READ`.
+        is_wb: Signal<Local, Bit>,
+        is_read: Signal<Local, Bit>,
+        /// The state is one of the cache's own.
+        in_cache_state: Signal<Local, Bit>,
+        /// The slot being filled, touched, evicted or freed.
+        slot: DFF<Bits<ADDR_BITS>>,
+        /// CLOCK's hand.
+        hand: DFF<Bits<ADDR_BITS>>,
+        /// Slots never used yet (`sfresh` up to `cfg.nvm_slots`), then the
+        /// ring of freed ones (`SFREE`): its head, its tail and its length.
+        sfresh: DFF<Bits<NVM_SLOT_BITS>>,
+        shead: DFF<Bits<ADDR_BITS>>,
+        stail: DFF<Bits<ADDR_BITS>>,
+        scount: DFF<Bits<NVM_SLOT_BITS>>,
+        slots_m1: Signal<Local, Bits<ADDR_BITS>>,
+        has_free_slot: Signal<Local, Bit>,
+        /// A dirty page is being written back: the program path works on
+        /// `wb_dev` instead of the LPA's home, for page id `wb_pid`.
+        wb: DFF<Bit>,
+        wb_pid: DFF<Bits<ADDR_BITS>>,
+        wb_dev: DFF<Bits<3>>,
+        /// The `PAGE` word read last marks a copy only in the NVM (a release's,
+        /// a read's).
+        in_nvm: DFF<Bit>,
+        /// The device of the flash page a read brings in.
+        fill_dev_of: DFF<Bits<3>>,
+        /// The word just read, as the NVM's fields.
+        rd_in_nvm: Signal<Local, Bit>,
+        rd_addr: Signal<Local, Bits<32>>,
+        rd_slot: Signal<Local, Bits<ADDR_BITS>>,
+        rd_sl_pid: Signal<Local, Bits<ADDR_BITS>>,
+        rd_sl_ref: Signal<Local, Bit>,
+        rd_ps_cached: Signal<Local, Bit>,
+        rd_ps_dev: Signal<Local, Bits<3>>,
+        rd_ps_slot: Signal<Local, Bits<ADDR_BITS>>,
+        /// The slot's page address (`nvm::address`), for a move.
+        slot_addr: Signal<Local, Bits<MOVE_ADDR_BITS>>,
+        /// The slot of the page GC drops (GC may run inside a write-back,
+        /// whose victim is `slot`), and its address.
+        drop_slot: DFF<Bits<ADDR_BITS>>,
+        drop_addr: Signal<Local, Bits<MOVE_ADDR_BITS>>,
+        /// A write's fields of `PAGE.in_nvm`, `SLOT` and `PSLOT`.
+        pg_in_nvm: Signal<Local, Bit>,
+        fill_slot: Signal<Local, Bit>,
+        sl_ref: Signal<Local, Bit>,
+        fill_pslot: Signal<Local, Bit>,
+        ps_cached: Signal<Local, Bit>,
+        ps_dev: Signal<Local, Bits<3>>,
+        part_slot: Signal<Local, Bits<MEM_DATA_BITS>>,
+        part_pslot: Signal<Local, Bits<MEM_DATA_BITS>>,
+        rq_pg_in_nvm: DFF<Bit>,
+        rq_fill_slot: DFF<Bit>,
+        rq_sl_ref: DFF<Bit>,
+        rq_fill_pslot: DFF<Bit>,
+        rq_ps_cached: DFF<Bit>,
+        rq_ps_dev: DFF<Bits<3>>,
+        u_pg_in_nvm: Signal<Local, Bit>,
+        u_fill_slot: Signal<Local, Bit>,
+        u_sl_ref: Signal<Local, Bit>,
+        u_fill_pslot: Signal<Local, Bit>,
+        u_ps_cached: Signal<Local, Bit>,
+        u_ps_dev: Signal<Local, Bits<3>>,
 
         // --- Reading ahead (`read_ahead`; see `FtlController::reading_ahead`) ---------
         /// A write's unique-path reads run while the index looks up its key
@@ -567,6 +704,20 @@ logic_block! {
         /// the index looks up (see [`FtlController::reading_ahead`]); off
         /// by default.
         read_ahead: Constant<Bit> = Constant::new(false),
+        /// The NVM write cache is built in (see
+        /// [`FtlController::with_nvm_cache`]); off by default.
+        nvm_cache: Constant<Bit> = Constant::new(false),
+        r_slot: Constant<Bits<4>> = region(layout::slot::REGION),
+        r_sfree: Constant<Bits<4>> = region(layout::sfree::REGION),
+        r_pslot: Constant<Bits<4>> = region(layout::pslot::REGION),
+        f_page_in_nvm: Constant<Bits<8>> = at(page::IN_NVM),
+        f_slot_pid: Constant<Bits<8>> = at(layout::slot::PID),
+        f_slot_referenced: Constant<Bits<8>> = at(layout::slot::REFERENCED),
+        f_sfree_slot: Constant<Bits<8>> = at(layout::sfree::SLOT),
+        f_pslot_slot: Constant<Bits<8>> = at(layout::pslot::SLOT),
+        f_pslot_device: Constant<Bits<8>> = at(layout::pslot::DEVICE),
+        f_pslot_cached: Constant<Bits<8>> = at(layout::pslot::CACHED),
+        nvm_bit: Constant<Bits<MOVE_ADDR_BITS>> = k(1 << ADDR_BITS),
         r_l2p: Constant<Bits<4>> = region(l2p::REGION),
         r_page: Constant<Bits<4>> = region(page::REGION),
         r_entry: Constant<Bits<4>> = region(entry::REGION),
@@ -689,7 +840,19 @@ impl FtlController {
     pub fn reading_ahead(self) -> Self {
         Self { read_ahead: Constant::new(true), ..self }
     }
+
+    /// The controller with the NVM write cache of seed 003 built in (see
+    /// [`super::nvm`] for the policy, which the kernel follows step for
+    /// step): `cfg.nvm_slots` slots (0: off), whose tables (`SLOT`,
+    /// `SFREE`, `PSLOT`) are in the FTL memory; new copies are written
+    /// there, CLOCK evicts, a dirty victim is written back through the
+    /// program path on its own device, reads bring pages in, and with
+    /// `cfg.nvm_cooperative` GC drops a valid page cached in the NVM
+    /// instead of copying it out.
+    pub fn with_nvm_cache(self) -> Self {
+        Self { nvm_cache: Constant::new(true), ..self }
+    }
 }
 
 mod kernel;
-pub use kernel::FORMAL_STATES;
+pub use kernel::{FORMAL_PARAMS, FORMAL_PARAMS_NVM};
