@@ -744,7 +744,7 @@ pub fn setup_for_backend(
         None => setup_for(lpas, devices)?,
     };
     let setup = CoreSetup { nvm, ..setup };
-    backend.check_nvm(&setup)?;
+    backend.check_nvm(config, &setup)?;
     Ok(setup)
 }
 

@@ -1,5 +1,5 @@
 //! The `ditto` command end to end: `hash`, `verilog`, `prove`, and its errors.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn ditto(args: &[&str]) -> std::process::Output {
@@ -699,6 +699,7 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
             "request-decoder",
             "bloom",
             "ftl-refcount",
+            "ftl-refcount-nvm",
             "ftl-refcount-staged",
             "fifo-8"
         ]
@@ -877,10 +878,9 @@ fn bench_nvm_measures_each_workload_with_and_without_the_cache() {
     }
 }
 
-#[test]
-fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean() {
-    // Hot pages among cold: one page in three is one of three hot contents.
-    let dir = temp_dir("nvm");
+/// 300 pages, hot among cold (one page in three is one of three hot
+/// contents), in `dir`; and the distinct pages.
+fn skewed_pages(dir: &Path) -> (PathBuf, std::collections::HashSet<Vec<u8>>) {
     let mut input = Vec::new();
     let mut distinct = std::collections::HashSet::new();
     for i in 0..300u32 {
@@ -893,6 +893,51 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
     }
     let file = dir.join("skewed.bin");
     std::fs::write(&file, &input).unwrap();
+    (file, distinct)
+}
+
+/// The RTL's cache (cosimulated, each configuration) makes the golden
+/// model's decisions: the same pages in the same slots and flash pages,
+/// byte for byte, and the same counts.
+#[test]
+fn the_rtl_cache_stores_what_the_golden_model_stores() {
+    let dir = temp_dir("nvm-rtl");
+    let (file, distinct) = skewed_pages(&dir);
+    let ingest = |backend: &str, config: &str| {
+        let store = temp_dir(&format!("nvm-rtl-{backend}-{config}"));
+        let r = ditto_json(&[
+            "ingest",
+            file.to_str().unwrap(),
+            "--backend",
+            backend,
+            "--config",
+            config,
+            "--nvm-slots",
+            "16",
+            "--nvm-cooperative",
+            "--store",
+            store.to_str().unwrap(),
+            "--json",
+        ]);
+        let bytes = |name: &str| std::fs::read(store.join(name)).unwrap();
+        (r, bytes("nvm.g0.img"), bytes("device0.g0.img"))
+    };
+    let (want, want_nvm, want_flash) = ingest("model", "cu");
+    assert_eq!(want["unique_pages"], distinct.len() as u64, "{want}");
+    for config in ["cu", "large"] {
+        let (got, nvm, flash) = ingest("verilator", config);
+        for key in ["unique_pages", "duplicate_pages", "write_amplification", "flash_writes_saved", "bloom_negatives"] {
+            assert_eq!(got[key], want[key], "{config}: {key}: {got}");
+        }
+        assert!(nvm == want_nvm, "{config}: the NVM file differs from the golden model's");
+        assert!(flash == want_flash, "{config}: the flash file differs from the golden model's");
+    }
+}
+
+#[test]
+fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean() {
+    let dir = temp_dir("nvm");
+    let (file, distinct) = skewed_pages(&dir);
     let store = temp_dir("nvm-store");
     let store_arg = store.to_str().unwrap();
     let r = ditto_json(&[
@@ -937,11 +982,10 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
     assert_eq!(s["bad_pages"].as_array().map(Vec::len), Some(0), "{s}");
     assert_eq!(s["pages_checked"].as_u64(), Some(distinct.len() as u64), "{s}");
     // Refused before any work: another cache size for this store, the
-    // cache on a backend whose RTL has none, a cooperative cache of no
+    // cache on a board (whose build has none), a cooperative cache of no
     // slots, a cache larger than the device.
-    let refusals: [(&[&str], &str); 4] = [
+    let refusals: [(&[&str], &str); 3] = [
         (&["--backend", "model", "--nvm-slots", "8", "--store", store_arg], "NVM slots"),
-        (&["--backend", "verilator", "--nvm-slots", "8"], "golden model only"),
         (&["--backend", "model", "--nvm-slots", "0", "--nvm-cooperative"], "needs a cache"),
         (&["--backend", "model", "--nvm-slots", "301"], "would never fill"),
     ];
@@ -950,4 +994,11 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains(why), "{args:?}: {err}");
     }
+    // On a board, even for a file its device holds.
+    let small = dir.join("small.bin");
+    std::fs::write(&small, &std::fs::read(&file).unwrap()[..8 * 4096]).unwrap();
+    let out =
+        ditto(&["ingest", small.to_str().unwrap(), "--backend", "board-cosim", "--config", "cu", "--nvm-slots", "8"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("board's build has no NVM cache"), "{err}");
 }

@@ -133,13 +133,23 @@ impl Backend {
         Ok(Some(board))
     }
 
-    /// Refuses a setup with an NVM cache on a backend whose core has none
-    /// (every backend but `model`, until the FTL's RTL has the cache).
-    pub fn check_nvm(&self, setup: &CoreSetup) -> Result<(), TransportError> {
-        if setup.nvm.enabled() && *self != Backend::Model {
-            return Err(TransportError::NvmNotInRtl { backend: self.clone(), slots: setup.nvm.slots });
+    /// Refuses a setup with an NVM cache on a backend whose core has none:
+    /// a configuration built without it, or a board (whose build gives the
+    /// FTL no slots, see the README).
+    pub fn check_nvm(&self, config: &Config, setup: &CoreSetup) -> Result<(), TransportError> {
+        if !setup.nvm.enabled() {
+            return Ok(());
         }
-        Ok(())
+        match self {
+            Backend::Model => Ok(()),
+            _ if self.is_board() => {
+                Err(TransportError::NvmNotOnBoard { backend: self.clone(), slots: setup.nvm.slots })
+            }
+            _ if !config.ftl_nvm_cache => {
+                Err(TransportError::NvmNotBuilt { config: config.name, slots: setup.nvm.slots })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The board's core setup, for a device of `lpas` pages on `devices`
@@ -179,7 +189,7 @@ impl Backend {
     /// against the golden model ([`Checked`]) when `check` says so and
     /// always for a cosimulation (`verilator` checks itself, finer).
     pub fn open(&self, config: &Config, setup: CoreSetup, check: bool) -> Result<Box<dyn Transport>, TransportError> {
-        self.check_nvm(&setup)?;
+        self.check_nvm(config, &setup)?;
         let transport = self.open_unchecked(config, setup)?;
         let wrap = match self {
             // The model is the golden model; `CoreSim` checks every command.
@@ -250,8 +260,10 @@ pub enum TransportError {
     BoardGeometry { backend: Backend, board_lpas: u32, board_devices: u32, lpas: u32, devices: u32 },
     #[error("--backend {0} needs the `verilator` cargo feature; this ditto was built without it")]
     NotBuilt(Backend),
-    #[error("--backend {backend}: the NVM cache ({slots} slots) is in the golden model only, not yet in the RTL; use --backend model, or no --nvm-slots")]
-    NvmNotInRtl { backend: Backend, slots: u32 },
+    #[error("--backend {backend}: the board's build has no NVM cache ({slots} slots asked for); use --backend verilator or model, or no --nvm-slots")]
+    NvmNotOnBoard { backend: Backend, slots: u32 },
+    #[error("--config {config} is built without the NVM cache ({slots} slots asked for); use --backend model, or no --nvm-slots")]
+    NvmNotBuilt { config: &'static str, slots: u32 },
     #[error(transparent)]
     Sim(#[from] ditto_sim::SimError),
     #[error("the cosimulated core failed: {0}")]
