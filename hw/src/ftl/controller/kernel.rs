@@ -99,6 +99,10 @@ impl Logic for FtlController {
             in_nvm,
             fill_dev_of,
             rq_pg_in_nvm,
+            rq_nvm_idx_on,
+            rq_nvm_index,
+            rq_nvm_low_on,
+            rq_nvm_low,
             rq_fill_slot,
             rq_sl_ref,
             rq_fill_pslot,
@@ -257,6 +261,10 @@ impl Logic for FtlController {
         self.fill_entry.next = false;
         self.fill_blk.next = false;
         self.fill_dev.next = false;
+        self.nvm_idx_on.next = false;
+        self.nvm_index.next = NvmIndex::Slot;
+        self.nvm_low_on.next = false;
+        self.nvm_low.next = NvmLow::Slot;
         self.fill_slot.next = false;
         self.sl_ref.next = false;
         self.fill_pslot.next = false;
@@ -878,7 +886,8 @@ impl Logic for FtlController {
                 self.index.next = Index::Pid;
                 self.low.next = Low::ProgPpa;
                 if self.nvm_on.val() {
-                    self.low.next = Low::Slot;
+                    self.nvm_low_on.next = true;
+                    self.nvm_low.next = NvmLow::Slot;
                 }
                 self.fill_page.next = true;
                 self.pg_in_nvm.next = self.nvm_on.val();
@@ -970,8 +979,9 @@ impl Logic for FtlController {
                 self.region.next = self.r_rev.val();
                 self.index.next = Index::CurPpa;
                 self.low.next = Low::Pid;
-                if self.is_wb.val() {
-                    self.low.next = Low::WbPid;
+                if self.is_wb.val() & !self.prog_gc.q.val() {
+                    self.nvm_low_on.next = true;
+                    self.nvm_low.next = NvmLow::WbPid;
                 }
                 if self.prog_gc.q.val() {
                     self.low.next = Low::EPid;
@@ -1383,7 +1393,8 @@ impl Logic for FtlController {
             State::NPop => {
                 self.mem_read.next = true;
                 self.region.next = self.r_sfree.val();
-                self.index.next = Index::SFreeHead;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::SFreeHead;
                 if self.done.val() {
                     self.slot.d.next = self.rdata.val().get_bits::<W_SFREE_SLOT>(self.f_sfree_slot.val().index());
                     self.shead.d.next = self.shead.q.val() + 1;
@@ -1399,7 +1410,8 @@ impl Logic for FtlController {
                 // stops at the first slot whose bit is clear.
                 self.mem_read.next = true;
                 self.region.next = self.r_slot.val();
-                self.index.next = Index::Hand;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::Hand;
                 if self.done.val() {
                     self.slot.d.next = self.hand.q.val();
                     self.hand.d.next = self.hand.q.val() + 1;
@@ -1416,7 +1428,8 @@ impl Logic for FtlController {
             State::NClear => {
                 self.mem_write.next = true;
                 self.region.next = self.r_slot.val();
-                self.index.next = Index::Slot;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::Slot;
                 self.low.next = Low::Word;
                 self.fill_slot.next = true;
                 self.sl_ref.next = false;
@@ -1428,7 +1441,8 @@ impl Logic for FtlController {
                 // Dirty (only in the NVM): written back first.
                 self.mem_read.next = true;
                 self.region.next = self.r_page.val();
-                self.index.next = Index::WbPid;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::WbPid;
                 if self.done.val() {
                     self.state.d.next = State::NEvict;
                     if self.rd_in_nvm.val() {
@@ -1440,7 +1454,8 @@ impl Logic for FtlController {
                 // The write-back: programming (with GC) on the page's device.
                 self.mem_read.next = true;
                 self.region.next = self.r_pslot.val();
-                self.index.next = Index::WbPid;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::WbPid;
                 if self.done.val() {
                     self.wb_dev.d.next = self.rd_ps_dev.val();
                     self.wb.d.next = true;
@@ -1450,7 +1465,8 @@ impl Logic for FtlController {
             State::WbPage => {
                 // The written-back page's record: its flash PPA.
                 self.region.next = self.r_page.val();
-                self.index.next = Index::WbPid;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::WbPid;
                 self.low.next = Low::ProgPpa;
                 self.fill_page.next = true;
                 self.pg_in_nvm.next = false;
@@ -1470,7 +1486,8 @@ impl Logic for FtlController {
                 // The victim's page id is cached no more.
                 self.mem_write.next = true;
                 self.region.next = self.r_pslot.val();
-                self.index.next = Index::WbPid;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::WbPid;
                 self.low.next = Low::Zero;
                 self.fill_pslot.next = true;
                 if self.req_taken.val() {
@@ -1480,7 +1497,8 @@ impl Logic for FtlController {
             State::NSlot => {
                 self.mem_write.next = true;
                 self.region.next = self.r_slot.val();
-                self.index.next = Index::Slot;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::Slot;
                 self.low.next = Low::Pid;
                 if self.is_read.val() {
                     self.low.next = Low::OldPid;
@@ -1497,7 +1515,8 @@ impl Logic for FtlController {
                 self.mem_write.next = true;
                 self.region.next = self.r_pslot.val();
                 self.index.next = Index::Pid;
-                self.low.next = Low::Slot;
+                self.nvm_low_on.next = true;
+                self.nvm_low.next = NvmLow::Slot;
                 self.fill_pslot.next = true;
                 self.ps_cached.next = true;
                 self.ps_dev.next = self.home.val();
@@ -1527,7 +1546,8 @@ impl Logic for FtlController {
             State::RdTouch => {
                 self.mem_write.next = true;
                 self.region.next = self.r_slot.val();
-                self.index.next = Index::Slot;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::Slot;
                 self.low.next = Low::OldPid;
                 self.fill_slot.next = true;
                 self.sl_ref.next = true;
@@ -1564,7 +1584,8 @@ impl Logic for FtlController {
             State::WHitTouch => {
                 self.mem_write.next = true;
                 self.region.next = self.r_slot.val();
-                self.index.next = Index::Slot;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::Slot;
                 self.low.next = Low::EPid;
                 self.fill_slot.next = true;
                 self.sl_ref.next = true;
@@ -1610,8 +1631,10 @@ impl Logic for FtlController {
             State::RPushSlot => {
                 self.mem_write.next = true;
                 self.region.next = self.r_sfree.val();
-                self.index.next = Index::SFreeTail;
-                self.low.next = Low::Slot;
+                self.nvm_idx_on.next = true;
+                self.nvm_index.next = NvmIndex::SFreeTail;
+                self.nvm_low_on.next = true;
+                self.nvm_low.next = NvmLow::Slot;
                 if self.req_taken.val() {
                     self.stail.d.next = self.stail.q.val() + 1;
                     if self.stail.q.val() == self.slots_m1.val() {
@@ -1642,7 +1665,8 @@ impl Logic for FtlController {
                 // Its record follows the slot, which holds the original now.
                 self.region.next = self.r_page.val();
                 self.index.next = Index::EPid;
-                self.low.next = Low::DropSlot;
+                self.nvm_low_on.next = true;
+                self.nvm_low.next = NvmLow::DropSlot;
                 self.fill_page.next = true;
                 self.pg_in_nvm.next = true;
                 if self.rmw_done.val() {
@@ -1741,6 +1765,10 @@ impl Logic for FtlController {
         self.rq_en_ver.d.next = self.en_ver.val();
         self.rq_blk_full.d.next = self.blk_full.val();
         self.rq_pg_in_nvm.d.next = self.pg_in_nvm.val();
+        self.rq_nvm_idx_on.d.next = self.nvm_idx_on.val();
+        self.rq_nvm_index.d.next = self.nvm_index.val();
+        self.rq_nvm_low_on.d.next = self.nvm_low_on.val();
+        self.rq_nvm_low.d.next = self.nvm_low.val();
         self.rq_fill_slot.d.next = self.fill_slot.val();
         self.rq_sl_ref.d.next = self.sl_ref.val();
         self.rq_fill_pslot.d.next = self.fill_pslot.val();
@@ -1767,6 +1795,10 @@ impl Logic for FtlController {
             self.u_en_ver.next = self.rq_en_ver.q.val();
             self.u_blk_full.next = self.rq_blk_full.q.val();
             self.u_pg_in_nvm.next = self.rq_pg_in_nvm.q.val();
+            self.u_nvm_idx_on.next = self.rq_nvm_idx_on.q.val();
+            self.u_nvm_index.next = self.rq_nvm_index.q.val();
+            self.u_nvm_low_on.next = self.rq_nvm_low_on.q.val();
+            self.u_nvm_low.next = self.rq_nvm_low.q.val();
             self.u_fill_slot.next = self.rq_fill_slot.q.val();
             self.u_sl_ref.next = self.rq_sl_ref.q.val();
             self.u_fill_pslot.next = self.rq_fill_pslot.q.val();
@@ -1793,6 +1825,10 @@ impl Logic for FtlController {
             self.u_en_ver.next = self.en_ver.val();
             self.u_blk_full.next = self.blk_full.val();
             self.u_pg_in_nvm.next = self.pg_in_nvm.val();
+            self.u_nvm_idx_on.next = self.nvm_idx_on.val();
+            self.u_nvm_index.next = self.nvm_index.val();
+            self.u_nvm_low_on.next = self.nvm_low_on.val();
+            self.u_nvm_low.next = self.nvm_low.val();
             self.u_fill_slot.next = self.fill_slot.val();
             self.u_sl_ref.next = self.sl_ref.val();
             self.u_fill_pslot.next = self.fill_pslot.val();
@@ -1837,11 +1873,19 @@ impl Logic for FtlController {
                     bit_cast::<ENTRY_BITS, RING_BITS>(self.stale_tail.q.val()) & self.entry_mask.val(),
                 )
             }
-            Index::Slot => self.index_value.next = self.slot.q.val(),
-            Index::Hand => self.index_value.next = self.hand.q.val(),
-            Index::SFreeHead => self.index_value.next = self.shead.q.val(),
-            Index::SFreeTail => self.index_value.next = self.stail.q.val(),
-            Index::WbPid => self.index_value.next = self.wb_pid.q.val(),
+        }
+        // The cache's own indexes, beside `Index` (so that a build without
+        // the cache decodes `Index` as one before it did).
+        self.nvm_index_value.next = self.slot.q.val();
+        match self.u_nvm_index.val() {
+            NvmIndex::Slot => self.nvm_index_value.next = self.slot.q.val(),
+            NvmIndex::Hand => self.nvm_index_value.next = self.hand.q.val(),
+            NvmIndex::SFreeHead => self.nvm_index_value.next = self.shead.q.val(),
+            NvmIndex::SFreeTail => self.nvm_index_value.next = self.stail.q.val(),
+            NvmIndex::WbPid => self.nvm_index_value.next = self.wb_pid.q.val(),
+        }
+        if self.u_nvm_idx_on.val() {
+            self.index_value.next = self.nvm_index_value.val();
         }
         self.mem.req_addr.next = (bit_cast::<MEM_ADDR_BITS, 4>(self.u_region.val()) << self.region_at.val())
             | bit_cast::<MEM_ADDR_BITS, ADDR_BITS>(self.index_value.val());
@@ -1871,9 +1915,15 @@ impl Logic for FtlController {
                     bit_cast::<LOW_BITS, BLOCK_BITS>(bit_cast::<BLOCK_BITS, ADDR_BITS>(self.cursor.q.val() + 1))
             }
             Low::Victim => self.low_value.next = bit_cast::<LOW_BITS, BLOCK_BITS>(self.victim.q.val()),
-            Low::Slot => self.low_value.next = self.slot.q.val(),
-            Low::DropSlot => self.low_value.next = self.drop_slot.q.val(),
-            Low::WbPid => self.low_value.next = self.wb_pid.q.val(),
+        }
+        self.nvm_low_value.next = self.slot.q.val();
+        match self.u_nvm_low.val() {
+            NvmLow::Slot => self.nvm_low_value.next = self.slot.q.val(),
+            NvmLow::DropSlot => self.nvm_low_value.next = self.drop_slot.q.val(),
+            NvmLow::WbPid => self.nvm_low_value.next = self.wb_pid.q.val(),
+        }
+        if self.u_nvm_low_on.val() {
+            self.low_value.next = self.nvm_low_value.val();
         }
         // Every part is zero but the one region's (its flag is the only one set).
         self.part_mapped.next = 0.into();

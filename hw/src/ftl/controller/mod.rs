@@ -286,6 +286,13 @@ pub enum Index {
     PidSp,
     StaleHead,
     StaleTail,
+}
+
+/// What indexes the region a state of the NVM cache accesses (when it
+/// sets `nvm_idx_on`, over [`Index`]: a build without the cache then
+/// decodes `Index` exactly as before the cache was added).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum NvmIndex {
     /// The NVM slot being filled, touched, evicted or freed.
     Slot,
     /// CLOCK's hand.
@@ -294,6 +301,16 @@ pub enum Index {
     SFreeHead,
     SFreeTail,
     /// The page id being written back or evicted.
+    WbPid,
+}
+
+/// The source of the field at bit 0 of a word the NVM cache's states write
+/// (when `nvm_low_on`, over [`Low`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum NvmLow {
+    Slot,
+    /// The slot of a page cooperative GC drops.
+    DropSlot,
     WbPid,
 }
 
@@ -316,9 +333,6 @@ pub enum Low {
     /// The next block, as initialisation fills the free rings.
     CursorNext,
     Victim,
-    Slot,
-    DropSlot,
-    WbPid,
 }
 
 /// A field's offset in a word, as the RTL's constant.
@@ -510,6 +524,21 @@ logic_block! {
         /// whose victim is `slot`), and its address.
         drop_slot: DFF<Bits<ADDR_BITS>>,
         drop_addr: Signal<Local, Bits<MOVE_ADDR_BITS>>,
+        /// The cache's index and low-field sources (over `index` and `low`).
+        nvm_idx_on: Signal<Local, Bit>,
+        nvm_index: Signal<Local, NvmIndex>,
+        nvm_low_on: Signal<Local, Bit>,
+        nvm_low: Signal<Local, NvmLow>,
+        rq_nvm_idx_on: DFF<Bit>,
+        rq_nvm_index: DFF<NvmIndex>,
+        rq_nvm_low_on: DFF<Bit>,
+        rq_nvm_low: DFF<NvmLow>,
+        u_nvm_idx_on: Signal<Local, Bit>,
+        u_nvm_index: Signal<Local, NvmIndex>,
+        u_nvm_low_on: Signal<Local, Bit>,
+        u_nvm_low: Signal<Local, NvmLow>,
+        nvm_index_value: Signal<Local, Bits<ADDR_BITS>>,
+        nvm_low_value: Signal<Local, Bits<LOW_BITS>>,
         /// A write's fields of `PAGE.in_nvm`, `SLOT` and `PSLOT`.
         pg_in_nvm: Signal<Local, Bit>,
         fill_slot: Signal<Local, Bit>,
