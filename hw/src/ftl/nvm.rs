@@ -96,6 +96,19 @@ pub struct NvmStats {
     pub gc_drops: u64,
 }
 
+/// Counters of runs one after another (a `RESET` clears the cache's own).
+impl std::ops::AddAssign for NvmStats {
+    fn add_assign(&mut self, other: Self) {
+        self.writes += other.writes;
+        self.read_hits += other.read_hits;
+        self.read_fills += other.read_fills;
+        self.writebacks += other.writebacks;
+        self.evictions += other.evictions;
+        self.absorbed += other.absorbed;
+        self.gc_drops += other.gc_drops;
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     owner: Option<u32>,
