@@ -62,7 +62,10 @@ pub fn measure(out: &Path, reuse: bool, mut progress: impl FnMut(&str)) -> Resul
         ("`cu` hasher (one engine), in a pin harness".into(), &cu, Block::Hasher, None, "ulx3s-cu-hasher"),
         (large_hasher, &large, Block::Hasher, None, "ulx3s-large-hasher"),
         (
-            "`large` whole core (memories off chip), in a pin harness".into(),
+            format!(
+                "`large` whole core (memories off chip, an NVM cache of {} slots), in a pin harness",
+                crate::synth::HARNESS_NVM.slots
+            ),
             &large,
             Block::Core,
             Some(LARGE_ECP5_MHZ),

@@ -31,17 +31,24 @@ pub const HARNESS_GEOMETRY: ditto_hw::ftl::flash::Geometry =
     ditto_hw::ftl::flash::Geometry { devices: 4, blocks_per_device: 1024, pages_per_block: 64, reserve_blocks: 8 };
 /// The logical pages a core in a pin harness serves (512 MiB).
 pub const HARNESS_LPAS: u32 = 1 << 17;
+/// The NVM write cache a core in a pin harness has: a tenth of the logical
+/// space (where `ditto bench nvm` first halves GC's copy-outs), cooperative.
+/// With no slots synthesis would remove the cache's states, and the figures
+/// would be of a core without the cache it is built with.
+pub const HARNESS_NVM: ditto_hw::ftl::nvm::NvmConfig =
+    ditto_hw::ftl::nvm::NvmConfig { slots: HARNESS_LPAS / 10, cooperative: true };
 
 /// The inputs of a bare core that a board holds steady: the FTL's settings
-/// for [`HARNESS_GEOMETRY`], the Bloom filters on, every lookup FSM in use
-/// (as the board top drives them).
+/// for [`HARNESS_GEOMETRY`] with the cache [`HARNESS_NVM`], the Bloom
+/// filters on, every lookup FSM in use (as the board top drives them).
 fn core_static_inputs() -> Vec<(&'static str, u64)> {
     let settings = ditto_hw::ftl::settings::FtlSettingsValues::new(
         &HARNESS_GEOMETRY,
         HARNESS_LPAS,
         true,
         ditto_hw::ftl::REFCOUNT_MAX,
-    );
+    )
+    .with_nvm(HARNESS_NVM);
     let mut tied = settings.pins().to_vec();
     tied.extend([("bloom_enable", 1), ("fsm_limit_log2", 7)]);
     tied
