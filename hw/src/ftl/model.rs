@@ -10,7 +10,7 @@
 //! model does not see: the caller replays the hardware's cleaner steps with
 //! [`CoreModel::clean_step`] (the core reports each one), and `SYNC` drains
 //! the rest, so both agree command by command.
-use super::flash::{Flash, Geometry, Media, MediaOp, Relocation};
+use super::flash::{Dropped, Flash, Geometry, Media, MediaOp, Relocation};
 use super::nvm::{self, NvmCache, NvmConfig, NvmStats};
 use super::{flag, Op, Stat, Status, REFCOUNT_MAX, STATS, VERSION_BITS};
 use crate::index::model::{Command as IndexCommand, IndexModel, IndexStats};
@@ -480,16 +480,14 @@ impl CoreModel {
         // In the order GC met the pages. A dropped page's data is in its
         // slot already: the host's copy of the flash page into the slot is
         // a no-op that keeps its map right.
+        let pages = &self.pages;
+        let drop_move = |d: &Dropped| Relocation { owner: d.owner, from: d.from, to: pages[d.owner as usize].ppa };
         let mut drops = written.dropped.iter().peekable();
         for (i, r) in written.relocations.iter().enumerate() {
-            while let Some(d) = drops.next_if(|d| d.after == i) {
-                moves.push(Relocation { owner: d.owner, from: d.from, to: self.pages[d.owner as usize].ppa });
-            }
+            moves.extend(std::iter::from_fn(|| drops.next_if(|d| d.after == i)).map(drop_move));
             moves.push(*r);
         }
-        for d in drops {
-            moves.push(Relocation { owner: d.owner, from: d.from, to: self.pages[d.owner as usize].ppa });
-        }
+        moves.extend(drops.map(drop_move));
         written.ppa
     }
 
