@@ -1002,3 +1002,41 @@ fn ingest_with_the_nvm_cache_keeps_its_pages_in_their_own_file_and_reopens_clean
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("board's build has no NVM cache"), "{err}");
 }
+
+/// `ditto luts` on a netlist yosys makes here: a 6-input XOR into one
+/// register (two LUT4s at least), an AND into another (one LUT4), both
+/// named, and every LUT4 of the netlist charged exactly once.
+#[test]
+fn luts_charges_a_real_netlist_to_its_registers() {
+    let dir = temp_dir("luts");
+    std::fs::write(
+        dir.join("t.v"),
+        "module t(input clk, input [5:0] a, output reg parity_q, output reg both_q);\n\
+         always @(posedge clk) begin parity_q <= ^a; both_q <= a[0] & a[1]; end\nendmodule\n",
+    )
+    .unwrap();
+    let yosys = Command::new("yosys")
+        .current_dir(&*dir)
+        .args(["-q", "-p", "read_verilog t.v; synth_ecp5 -top t; write_json t.json"])
+        .output()
+        .expect("yosys runs");
+    assert!(yosys.status.success(), "{}", String::from_utf8_lossy(&yosys.stderr));
+    let netlist = dir.join("t.json");
+    let out = ditto(&["luts", netlist.to_str().unwrap(), "--lines", "0"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let charged = |name: &str| -> u64 {
+        text.lines()
+            .find(|l| l.trim_end().ends_with(name))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"))
+    };
+    assert!(charged("parity_q") >= 2, "{text}");
+    assert_eq!(charged("both_q"), 1, "{text}");
+    let total: u64 = text.lines().next().and_then(|l| l.split_whitespace().next()).unwrap().parse().unwrap();
+    assert_eq!(total, charged("parity_q") + charged("both_q"), "{text}");
+    let missing = ditto(&["luts", dir.join("none.json").to_str().unwrap()]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("none.json"));
+}

