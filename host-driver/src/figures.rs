@@ -74,7 +74,7 @@ pub fn render(m: &Measurements) -> String {
     for h in hashers {
         writeln!(
             md,
-            "| `{}` | {} | {} | {:.1} | {:.2} | {:.0} | {} | {:.2} M | {} |",
+            "| `{}` | {} | {} | {:.1} | {:.2} | {} | {} | {:.2} M | {} |",
             h.config,
             h.lanes,
             h.pages,
@@ -420,7 +420,7 @@ fn render_core(md: &mut String, runs: &[CoreBench]) {
     for r in &streams {
         writeln!(
             md,
-            "| `{}` | {} | {} | {} | {:.1} | {:.0} | {:+.2}% | {:.0} | {} | {} |",
+            "| `{}` | {} | {} | {} | {:.1} | {} | {:+.2}% | {:.0} | {} | {} |",
             r.config,
             r.lanes,
             r.stream,

@@ -46,6 +46,85 @@ pub struct SpeedMeasurements {
     pub rows: Vec<SpeedRow>,
     /// Ditto against the peer, when the `large` core met its target.
     pub peer: Option<(String, PeerBench)>,
+    /// What the goal needs, when the peer ran and both `large` rows are in.
+    pub budget: Option<GoalBudget>,
+}
+
+/// What Ditto's goal (3x one CPU core, never less than 2x) needs, worked
+/// out from the block's own measurements: SHA-1 lanes at the `large`
+/// core's Fmax, and the logic they would take at the `large` hasher's
+/// cost per lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GoalBudget {
+    /// The software peer on one core (the first page set), pages/s.
+    pub one_core_pages_per_second: f64,
+    pub fmax_mhz: f64,
+    /// The `large` core's lanes, and the LUT4 of its whole core and of
+    /// its hasher alone.
+    pub lanes: usize,
+    pub core_luts: u64,
+    pub hasher_luts: u64,
+    /// LUT4 in the part.
+    pub luts_available: u64,
+}
+
+/// Lanes of one goal ratio in a [`GoalBudget`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct GoalLanes {
+    /// Ditto over one core.
+    pub ratio: f64,
+    /// Lanes (a multiple of four: the wide hasher's groups), or `None`
+    /// where the 256-bit stream's 128 cycles a page cannot carry the rate
+    /// at this Fmax whatever the lanes.
+    pub lanes: Option<usize>,
+    /// The whole core's LUT4 with that many lanes, at the hasher's LUT4
+    /// per lane.
+    pub luts: Option<u64>,
+}
+
+impl GoalBudget {
+    /// Lanes and LUT4 for Ditto at `ratio` times one core.
+    pub fn lanes_for(&self, ratio: f64) -> GoalLanes {
+        let pages_per_second = ratio * self.one_core_pages_per_second;
+        let cycles_per_page = self.fmax_mhz * 1e6 / pages_per_second;
+        let stream_limit = ditto_hw::sha1::wide::PAGE_BEATS as f64;
+        if cycles_per_page < stream_limit {
+            return GoalLanes { ratio, lanes: None, luts: None };
+        }
+        let engines = (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / cycles_per_page).ceil() as usize;
+        let group = ditto_hw::sha1::wide::GROUP_LANES;
+        let lanes = engines.div_ceil(group) * group;
+        let per_lane = self.hasher_luts as f64 / self.lanes as f64;
+        let rest = self.core_luts.saturating_sub(self.hasher_luts) as f64;
+        GoalLanes { ratio, lanes: Some(lanes), luts: Some((rest + per_lane * lanes as f64).round() as u64) }
+    }
+
+    /// The block's paragraph.
+    pub fn render(&self) -> String {
+        let goals: Vec<String> = [1.0, 2.0, 3.0]
+            .iter()
+            .map(|&ratio| {
+                let need = self.lanes_for(ratio);
+                match (need.lanes, need.luts) {
+                    (Some(lanes), Some(luts)) => format!(
+                        "{ratio:.0}x needs {lanes} lanes, about {luts} LUT4 ({:.0}% of the part)",
+                        100.0 * luts as f64 / self.luts_available as f64
+                    ),
+                    _ => format!("{ratio:.0}x is past the 256-bit stream's page every 128 cycles at this clock"),
+                }
+            })
+            .collect();
+        format!(
+            "What the goal needs at {:.2} MHz, from these figures (a lane hashes a page in {} cycles; the `large` hasher takes {:.0} LUT4 a lane, the rest of the core {} LUT4; the part has {} LUT4; one core does {:.0} pages/s): {}.",
+            self.fmax_mhz,
+            ditto_hw::sha1::CYCLES_PER_PAGE,
+            self.hasher_luts as f64 / self.lanes as f64,
+            self.core_luts.saturating_sub(self.hasher_luts),
+            self.luts_available,
+            self.one_core_pages_per_second,
+            goals.join("; ")
+        )
+    }
 }
 
 /// Runs every synthesis of the block (outputs under `out`), then the peer.
@@ -73,6 +152,7 @@ pub fn measure(out: &Path, reuse: bool, mut progress: impl FnMut(&str)) -> Resul
         ),
     ];
     let mut rows = Vec::new();
+    let mut large_hasher_luts = None;
     for (what, config, block, target_mhz, dir) in runs {
         let mut command = format!("ditto synth --board ulx3s-85f --config {} --seeds {SEED}", config.name);
         if block == Block::Hasher {
@@ -86,6 +166,9 @@ pub fn measure(out: &Path, reuse: bool, mut progress: impl FnMut(&str)) -> Resul
         let (report, reused) = synth_report_reusing(&target, &out.join(dir), &[SEED], reuse)?;
         if reused {
             progress(&format!("{command}: unchanged, its report reused"));
+        }
+        if config.name == large.name && block == Block::Hasher {
+            large_hasher_luts = Some(report.luts);
         }
         rows.push(SpeedRow { what, command, report });
     }
@@ -107,7 +190,19 @@ pub fn measure(out: &Path, reuse: bool, mut progress: impl FnMut(&str)) -> Resul
     } else {
         None
     };
-    Ok(SpeedMeasurements { rows, peer })
+    let core = rows.last().map(|row| &row.report);
+    let budget = match (&peer, core, large_hasher_luts) {
+        (Some((_, bench)), Some(core), Some(hasher_luts)) => bench.page_sets.first().map(|set| GoalBudget {
+            one_core_pages_per_second: set.one_core.pages_per_second,
+            fmax_mhz: core.fmax_mhz,
+            lanes: large.lanes,
+            core_luts: core.luts,
+            hasher_luts,
+            luts_available: core.logic_cells_available,
+        }),
+        _ => None,
+    };
+    Ok(SpeedMeasurements { rows, peer, budget })
 }
 
 /// The Markdown block.
@@ -177,6 +272,9 @@ pub fn render(m: &SpeedMeasurements) -> String {
                 peer.link.board, peer.link.baud, peer.link.frame_bytes, peer.link.pages_per_second
             )
             .unwrap();
+            if let Some(budget) = &m.budget {
+                writeln!(md, "\n{}", budget.render()).unwrap();
+            }
         }
         None => writeln!(
             md,
@@ -211,6 +309,7 @@ mod tests {
         let m = SpeedMeasurements {
             rows: vec![SpeedRow { what: "core".into(), command: "ditto synth x".into(), report: report(51.5, 55.0) }],
             peer: None,
+            budget: None,
         };
         let md = render(&m);
         assert!(md.starts_with(SPEED_BEGIN) && md.ends_with(SPEED_END), "{md}");
@@ -219,8 +318,35 @@ mod tests {
         let met = render(&SpeedMeasurements {
             rows: vec![SpeedRow { what: "core".into(), command: "c".into(), report: report(57.0, 55.0) }],
             peer: None,
+            budget: None,
         });
         assert!(met.contains("55 MHz (met)"), "{met}");
+    }
+
+    /// The budget's arithmetic on round figures: 400,000 pages/s on one
+    /// core at 52 MHz is 130 cycles a page, 40 lanes; 2x is 65 cycles,
+    /// past the stream's 128. 1,000 LUT4 a lane over 16 lanes, 10,000
+    /// LUT4 besides.
+    #[test]
+    fn the_goal_budget_counts_lanes_in_groups_and_stops_at_the_stream() {
+        let budget = GoalBudget {
+            one_core_pages_per_second: 400_000.0,
+            fmax_mhz: 52.0,
+            lanes: 16,
+            core_luts: 26_000,
+            hasher_luts: 16_000,
+            luts_available: 83_640,
+        };
+        assert_eq!(budget.lanes_for(1.0), GoalLanes { ratio: 1.0, lanes: Some(40), luts: Some(50_000) });
+        assert_eq!(budget.lanes_for(2.0), GoalLanes { ratio: 2.0, lanes: None, luts: None });
+        // 0.5x: 260 cycles a page, 20 engines: 20 lanes (five groups).
+        assert_eq!(budget.lanes_for(0.5).lanes, Some(20));
+        // 0.45x: 288.9 cycles, 18 engines, rounded up to 20.
+        assert_eq!(budget.lanes_for(0.45).lanes, Some(20));
+        let text = budget.render();
+        assert!(text.contains("1x needs 40 lanes, about 50000 LUT4 (60% of the part)"), "{text}");
+        assert!(text.contains("2x is past the 256-bit stream"), "{text}");
+        assert!(text.contains("1000 LUT4 a lane, the rest of the core 10000 LUT4"), "{text}");
     }
 
     #[test]
@@ -228,7 +354,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("README.md");
         std::fs::write(&path, format!("a\n{SPEED_BEGIN}\nold\n{SPEED_END}\nb\n")).unwrap();
-        let block = render(&SpeedMeasurements { rows: Vec::new(), peer: None });
+        let block = render(&SpeedMeasurements { rows: Vec::new(), peer: None, budget: None });
         crate::figures::update_speed_file(&path, &block).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("a\n") && text.ends_with("\nb\n") && !text.contains("old"), "{text}");
