@@ -129,6 +129,26 @@ impl Names {
 /// Sinks a LUT reaches, up to this many distinct names (more are "shared").
 const MAX_SINKS: usize = 8;
 
+/// What a combinational cell's output reaches.
+#[derive(Clone)]
+enum Reach {
+    /// These names (at most [`MAX_SINKS`]).
+    Names(BTreeSet<usize>),
+    /// More than [`MAX_SINKS`] names, or a loop through carry pins.
+    Many,
+}
+
+impl Reach {
+    fn add(&mut self, id: usize) {
+        if let Reach::Names(set) = self {
+            set.insert(id);
+            if set.len() > MAX_SINKS {
+                *self = Reach::Many;
+            }
+        }
+    }
+}
+
 /// Charges every LUT4 of module `top` (default: the module yosys marked
 /// as the top) in a yosys JSON netlist to the names it reaches (see the
 /// module comment); largest first, then by name.
@@ -194,10 +214,10 @@ pub fn luts_by_register(
             .collect()
     };
 
-    // Names interned, and each pass-through cell's sinks memoised
-    // (`None`: more than MAX_SINKS). The combinational cells form a DAG.
+    // Names interned, and each pass-through cell's reach memoised
+    // (`None`: not known yet). The combinational cells form a DAG.
     let mut names = Names::default();
-    let mut memo: Vec<Option<Option<BTreeSet<usize>>>> = vec![None; cells.len()];
+    let mut memo: Vec<Option<Reach>> = vec![None; cells.len()];
     let mut charges: BTreeMap<String, u64> = BTreeMap::new();
     for start in 0..cells.len() {
         if !is_lut(&cells[start].1.kind) {
@@ -223,31 +243,23 @@ pub fn luts_by_register(
                 }
                 continue;
             }
-            let mut sinks: Option<BTreeSet<usize>> = Some(BTreeSet::new());
-            let add = |sinks: &mut Option<BTreeSet<usize>>, id: usize| {
-                if let Some(set) = sinks {
-                    set.insert(id);
-                    if set.len() > MAX_SINKS {
-                        *sinks = None;
-                    }
-                }
-            };
+            let mut sinks = Reach::Names(BTreeSet::new());
             for b in &outs {
                 if output_bits.contains_key(b) {
-                    add(&mut sinks, names.id("(outputs)".into()));
+                    sinks.add(names.id("(outputs)".into()));
                 }
                 for &(reader, pin) in readers.get(b).into_iter().flatten() {
                     let kind = cells[reader].1.kind.as_str();
                     if passes_through(kind) {
                         match memo[reader].as_ref() {
-                            Some(Some(set)) => {
+                            Some(Reach::Names(set)) => {
                                 for &id in set {
-                                    add(&mut sinks, id);
+                                    sinks.add(id);
                                 }
                             }
-                            // A reader with too many sinks, or one on a
-                            // loop through carry pins: charged as shared.
-                            _ => sinks = None,
+                            // A reader with too many sinks, or one still
+                            // being expanded (a loop through carry pins).
+                            Some(Reach::Many) | None => sinks = Reach::Many,
                         }
                     } else if is_flip_flop(kind) {
                         let q = cells[reader].1.connections.get("Q").and_then(|q| q.first()).and_then(bit);
@@ -257,18 +269,18 @@ pub fn luts_by_register(
                             name.push('.');
                             name.push_str(pin);
                         }
-                        add(&mut sinks, names.id(name));
+                        sinks.add(names.id(name));
                     } else {
-                        add(&mut sinks, names.id(format!("({kind} inputs)")));
+                        sinks.add(names.id(format!("({kind} inputs)")));
                     }
                 }
             }
             memo[index] = Some(sinks);
         }
         let label = match memo[start].as_ref() {
-            Some(Some(set)) if set.len() == 1 => names.list[*set.iter().next().expect("one sink")].clone(),
-            Some(Some(set)) if set.is_empty() => "(nothing: unused)".to_string(),
-            Some(Some(set)) => format!("(shared by {})", set.len()),
+            Some(Reach::Names(set)) if set.len() == 1 => names.list[*set.iter().next().expect("one sink")].clone(),
+            Some(Reach::Names(set)) if set.is_empty() => "(nothing: unused)".to_string(),
+            Some(Reach::Names(set)) => format!("(shared by {})", set.len()),
             _ => format!("(shared by more than {MAX_SINKS})"),
         };
         *charges.entry(label).or_insert(0) += 1;
