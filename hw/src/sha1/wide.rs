@@ -56,6 +56,9 @@ pub const PAGE_BEATS: usize = crate::sha1::PAGE_WORDS / BEAT_WORDS;
 pub const GROUP_LANES: usize = 4;
 /// Log2 of the words of a lane's FIFO between the buffer and its engine.
 const LANE_FIFO_BITS: usize = 4;
+// The lane's column multiplexer and the group's digest multiplexer are
+// written out as trees for eight columns and four lanes.
+const _: () = assert!(BEAT_WORDS == 8 && GROUP_LANES == 4);
 
 /// Four SHA-1 lanes and their shared four-page buffer (see
 /// [`Sha1WideHasher`] for the scheme).
@@ -88,8 +91,10 @@ pub struct WideLaneGroup {
     pub digest_taken: Signal<In, Bit>,
 
     engines: [Sha1Engine; GROUP_LANES],
-    /// The lane whose digest is next, one-hot.
+    /// The lane whose digest is next, one-hot (its `digest_ready`) and as
+    /// a number (the select of the digest multiplexer).
     digest_slot: DFF<Bits<GROUP_LANES>>,
+    digest_lane: DFF<Bits<2>>,
     out_digest: DFF<Bits<160>>,
     out_valid: DFF<Bit>,
     lane_digest: Signal<Local, Bits<160>>,
@@ -110,8 +115,10 @@ pub struct WideLaneGroup {
     /// together, two apart.
     turn_column: [DFF<Bits<BEAT_WORDS>>; GROUP_LANES],
     /// The column each lane read two clocks ago, whose word is in
-    /// `column_data` now.
-    arrive_column: [DFF<Bits<BEAT_WORDS>>; GROUP_LANES],
+    /// `column_data` now, as a number: the select of the lane's 8:1
+    /// multiplexer, a binary tree (four LUT4s a bit on the ECP5, where a
+    /// one-hot select costs seven).
+    arrive_column: [DFF<Bits<3>>; GROUP_LANES],
     /// Words read and not yet taken from the FIFO by the engine (in flight
     /// or in the FIFO), at most the FIFO's depth.
     pending: [DFF<Bits<5>>; GROUP_LANES],
@@ -120,7 +127,7 @@ pub struct WideLaneGroup {
     issue: [Signal<Local, Bit>; GROUP_LANES],
     take: [Signal<Local, Bit>; GROUP_LANES],
     first_turn: [Constant<Bits<BEAT_WORDS>>; GROUP_LANES],
-    first_arrival: [Constant<Bits<BEAT_WORDS>>; GROUP_LANES],
+    first_arrival: [Constant<Bits<3>>; GROUP_LANES],
     /// `read_word` at the start of each slot's page.
     slot_base: [Constant<Bits<12>>; GROUP_LANES],
     fifo_depth: Constant<Bits<5>>,
@@ -145,6 +152,7 @@ impl Default for WideLaneGroup {
             digest_taken: Default::default(),
             engines: core::array::from_fn(|_| Default::default()),
             digest_slot: Default::default(),
+            digest_lane: Default::default(),
             out_digest: Default::default(),
             out_valid: Default::default(),
             lane_digest: Default::default(),
@@ -163,8 +171,8 @@ impl Default for WideLaneGroup {
             issue: core::array::from_fn(|_| Default::default()),
             take: core::array::from_fn(|_| Default::default()),
             first_turn: core::array::from_fn(|j| Constant::new(bits::<BEAT_WORDS>(rotl(1, 2 * j)))),
-            // Two clocks before: the turn rotated back by two.
-            first_arrival: core::array::from_fn(|j| Constant::new(bits::<BEAT_WORDS>(rotl(1, 2 * j + 6)))),
+            // Two clocks before: the turn's column less two.
+            first_arrival: core::array::from_fn(|j| Constant::new(bits::<3>(((2 * j + 6) % BEAT_WORDS) as u64))),
             slot_base: core::array::from_fn(|j| Constant::new(bits::<12>((j * crate::sha1::PAGE_WORDS) as u64))),
             fifo_depth: Constant::new(bits::<5>(1 << LANE_FIFO_BITS)),
             last_word: Constant::new(bits::<10>((crate::sha1::PAGE_WORDS - 1) as u64)),
@@ -176,7 +184,7 @@ impl Default for WideLaneGroup {
 impl Logic for WideLaneGroup {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, digest_slot, out_digest, out_valid);
+        dff_setup!(self, clock, digest_slot, digest_lane, out_digest, out_valid);
         for c in 0..BEAT_WORDS {
             self.columns[c].clock.next = self.clock.val();
             self.column_data[c].clock.next = self.clock.val();
@@ -188,8 +196,22 @@ impl Logic for WideLaneGroup {
             self.columns[c].read_address.next = 0.into();
         }
         self.open.next = false;
-        self.lane_digest.next = 0.into();
-        self.lane_digest_valid.next = false;
+        // The next lane's digest: a 4:1 multiplexer on the lane's number.
+        if self.digest_lane.q.val().get_bit(1) {
+            if self.digest_lane.q.val().get_bit(0) {
+                self.lane_digest.next = self.engines[3].digest.val();
+                self.lane_digest_valid.next = self.engines[3].digest_valid.val();
+            } else {
+                self.lane_digest.next = self.engines[2].digest.val();
+                self.lane_digest_valid.next = self.engines[2].digest_valid.val();
+            }
+        } else if self.digest_lane.q.val().get_bit(0) {
+            self.lane_digest.next = self.engines[1].digest.val();
+            self.lane_digest_valid.next = self.engines[1].digest_valid.val();
+        } else {
+            self.lane_digest.next = self.engines[0].digest.val();
+            self.lane_digest_valid.next = self.engines[0].digest_valid.val();
+        }
         for j in 0..GROUP_LANES {
             self.engines[j].clock.next = self.clock.val();
             self.engines[j].reset.next = self.reset.val();
@@ -223,7 +245,7 @@ impl Logic for WideLaneGroup {
                 & (self.pending[j].q.val() != self.fifo_depth.val());
             self.take[j].next = !self.fifos[j].empty.val() & self.engines[j].page.ready.val();
             self.turn_column[j].d.next = (self.turn_column[j].q.val() << 1) | (self.turn_column[j].q.val() >> 7);
-            self.arrive_column[j].d.next = (self.arrive_column[j].q.val() << 1) | (self.arrive_column[j].q.val() >> 7);
+            self.arrive_column[j].d.next = self.arrive_column[j].q.val() + 1;
             self.issued_1[j].d.next = self.issue[j].val();
             self.issued_2[j].d.next = self.issued_1[j].q.val();
             self.rows[j].d.next = self.rows[j].q.val();
@@ -252,11 +274,29 @@ impl Logic for WideLaneGroup {
 
             // The word read two clocks ago, into the FIFO; the FIFO feeds
             // the engine.
-            self.fifos[j].data_in.next = 0.into();
-            for c in 0..BEAT_WORDS {
-                if self.arrive_column[j].q.val().get_bit(c) {
-                    self.fifos[j].data_in.next = self.column_data[c].q.val();
+            // (A tree of 2:1 multiplexers on the column number's bits.)
+            if self.arrive_column[j].q.val().get_bit(2) {
+                if self.arrive_column[j].q.val().get_bit(1) {
+                    if self.arrive_column[j].q.val().get_bit(0) {
+                        self.fifos[j].data_in.next = self.column_data[7].q.val();
+                    } else {
+                        self.fifos[j].data_in.next = self.column_data[6].q.val();
+                    }
+                } else if self.arrive_column[j].q.val().get_bit(0) {
+                    self.fifos[j].data_in.next = self.column_data[5].q.val();
+                } else {
+                    self.fifos[j].data_in.next = self.column_data[4].q.val();
                 }
+            } else if self.arrive_column[j].q.val().get_bit(1) {
+                if self.arrive_column[j].q.val().get_bit(0) {
+                    self.fifos[j].data_in.next = self.column_data[3].q.val();
+                } else {
+                    self.fifos[j].data_in.next = self.column_data[2].q.val();
+                }
+            } else if self.arrive_column[j].q.val().get_bit(0) {
+                self.fifos[j].data_in.next = self.column_data[1].q.val();
+            } else {
+                self.fifos[j].data_in.next = self.column_data[0].q.val();
             }
             self.fifos[j].write.next = self.issued_2[j].q.val();
             self.fifos[j].read.next = self.take[j].val();
@@ -265,10 +305,6 @@ impl Logic for WideLaneGroup {
 
             // The next lane's digest, into the output register when empty.
             self.engines[j].digest_ready.next = !self.out_valid.q.val() & self.digest_slot.q.val().get_bit(j);
-            if self.digest_slot.q.val().get_bit(j) {
-                self.lane_digest.next = self.engines[j].digest.val();
-                self.lane_digest_valid.next = self.engines[j].digest_valid.val();
-            }
 
             if self.reset.val() {
                 self.rows[j].d.next = 0.into();
@@ -285,6 +321,7 @@ impl Logic for WideLaneGroup {
             self.out_digest.d.next = self.lane_digest.val();
             self.out_valid.d.next = true;
             self.digest_slot.d.next = (self.digest_slot.q.val() << 1) | (self.digest_slot.q.val() >> 3);
+            self.digest_lane.d.next = self.digest_lane.q.val() + 1;
         }
         if self.digest_taken.val() {
             self.out_valid.d.next = false;
@@ -293,6 +330,7 @@ impl Logic for WideLaneGroup {
         self.digest_valid.next = self.out_valid.q.val();
         if self.reset.val() {
             self.digest_slot.d.next = 1.into();
+            self.digest_lane.d.next = 0.into();
             self.out_valid.d.next = false;
         }
         // Each column is read by the lane whose turn it is (at most one).
