@@ -2,12 +2,24 @@
 //!
 //! [`pin_harness`] wraps the module `top` of a Verilog source in a module
 //! `harness` with three ports: `clk` (the block's clock), `din` and `dout`.
-//! Every other input of the block is driven from one shift register fed by
-//! `din`, and every output is registered and XOR-reduced, through two more
-//! register stages, to `dout`. Nothing of the block can be optimised away
-//! (each input is a register's output the tools cannot predict, each output
+//! Every other input of the block is shifted in from `din` through one
+//! shift register, then held in a register of its own (`held`, loaded
+//! while the shift register's last bit, one past the inputs, is set), and
+//! every output is registered and XOR-reduced, through two more register
+//! stages, to `dout`. Nothing of the block can be optimised away (each
+//! input is a register's output the tools cannot predict, each output
 //! reaches a pin), and the harness's own paths are one LUT level deep at
 //! most plus a 32-input XOR tree, so the block's paths set the Fmax.
+//!
+//! The held stage is there because a shift register is a chain that
+//! starts at the `din` pin: an input taken straight from it comes from a
+//! flip-flop the placer must keep beside its neighbours in the chain, at
+//! the pin for the first bits. A reset that fans out over the whole block
+//! then starts its path at the edge of the die, which is the harness's
+//! path, not the block's (on a board the reset comes from a synchroniser
+//! the placer puts where it likes). A held register has one input from the
+//! chain and may sit beside its loads. Its load enable keeps it from being
+//! merged with the chain's next bit, which has the same data input.
 //!
 //! The harness is a measurement fixture, not a product: its bitstream does
 //! nothing useful on a board.
@@ -103,8 +115,11 @@ pub fn pin_harness(verilog: &str, top: &str, clock: &str, tied: &[(&str, u64)]) 
     if out_bits == 0 {
         return Err(SynthError::InvalidRequest(format!("module {top} has no outputs to measure")));
     }
-    // Two bits at least, so that `sr[W-2:0]` is a real range.
-    let sr_bits = in_bits.max(2);
+    // One held bit at least, so that `held` is a real register; the shift
+    // register has one bit more, the held stage's load enable (a held bit
+    // whose data were its own enable would be a constant to yosys).
+    let held_bits = in_bits.max(1);
+    let sr_bits = held_bits + 1;
     let groups = out_bits.div_ceil(32);
 
     // rust-hdl's port names hold `$`; an escaped identifier takes any of them.
@@ -117,7 +132,7 @@ pub fn pin_harness(verilog: &str, top: &str, clock: &str, tied: &[(&str, u64)]) 
     }
     let mut at = 0;
     for port in &inputs {
-        connections.push(format!("    .{}(sr[{}:{}])", escaped(&port.name), at + port.width - 1, at));
+        connections.push(format!("    .{}(held[{}:{}])", escaped(&port.name), at + port.width - 1, at));
         at += port.width;
     }
     at = 0;
@@ -134,6 +149,8 @@ pub fn pin_harness(verilog: &str, top: &str, clock: &str, tied: &[(&str, u64)]) 
          module harness(input wire clk, input wire din, output reg dout);\n\
          \x20   reg [{msb}:0] sr;\n\
          \x20   always @(posedge clk) sr <= {{sr[{below}:0], din}};\n\
+         \x20   reg [{held_msb}:0] held;\n\
+         \x20   always @(posedge clk) if (sr[{held_bits}]) held <= sr[{held_msb}:0];\n\
          \x20   wire [{omsb}:0] outs;\n\
          \x20   reg [{cmsb}:0] captured;\n\
          \x20   always @(posedge clk) captured <= outs;\n\
@@ -147,6 +164,8 @@ pub fn pin_harness(verilog: &str, top: &str, clock: &str, tied: &[(&str, u64)]) 
          \x20   {top} block (\n{connections}\n    );\n\
          endmodule\n",
         msb = sr_bits - 1,
+        held_bits = held_bits,
+        held_msb = held_bits - 1,
         below = sr_bits - 2,
         omsb = out_bits - 1,
         gmsb = groups - 1,
@@ -196,11 +215,34 @@ endmodule
     fn harness_feeds_every_input_and_folds_every_output() {
         let text = pin_harness(BLOCK, "top", "clock", &[]).unwrap();
         assert!(text.starts_with(BLOCK));
-        assert!(text.contains("reg [32:0] sr;"), "{text}");
-        assert!(text.contains(".\\page$word (sr[32:1])"), "{text}");
+        assert!(text.contains("reg [33:0] sr;"), "{text}");
+        assert!(text.contains("reg [32:0] held;"), "{text}");
+        assert!(text.contains(".\\page$word (held[32:1])"), "{text}");
         assert!(text.contains(".\\digest (outs[160:1])"), "{text}");
         assert!(text.contains("reg [5:0] folded;"), "{text}");
         assert!(text.contains(".\\clock (clk)"), "{text}");
+    }
+
+    /// Yosys keeps every held register: none is merged into the shift
+    /// register's next bit (same data input) or optimised away. The block
+    /// registers its 8-bit input under its reset: 8 flip-flops; the
+    /// harness adds 10 shift-register bits (9 inputs and the load enable),
+    /// 9 held, 8 captured outputs, one folded group and `dout`.
+    #[test]
+    fn yosys_keeps_the_held_stage_apart_from_the_chain() {
+        let block = "\
+module top(clock,reset,a,y);
+    input wire  clock;
+    input wire  reset;
+    input wire  [7:0] a;
+    output reg  [7:0] y;
+    always @(posedge clock) y <= reset ? 8'd0 : a;
+endmodule
+";
+        let text = pin_harness(block, "top", "clock", &[]).unwrap();
+        let stats =
+            crate::check_synthesizable_on(crate::Device::Lfe5u85f, &text, "harness").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stats.dffs, 8 + 10 + 9 + 8 + 1 + 1, "{stats:?}");
     }
 
     #[test]
@@ -218,7 +260,8 @@ endmodule
     fn a_tied_input_is_a_constant_and_leaves_the_shift_register() {
         let text = pin_harness(BLOCK, "top", "clock", &[("page$word", 0xABC)]).unwrap();
         assert!(text.contains(".\\page$word (32'd2748)"), "{text}");
-        assert!(text.contains("reg [1:0] sr;"), "only `reset` is shifted in (two bits at least): {text}");
-        assert!(text.contains(".\\reset (sr[0:0])"), "{text}");
+        assert!(text.contains("reg [1:0] sr;"), "only `reset` and the load enable are shifted in: {text}");
+        assert!(text.contains("reg [0:0] held;"), "{text}");
+        assert!(text.contains(".\\reset (held[0:0])"), "{text}");
     }
 }
