@@ -457,12 +457,12 @@ mod tests {
 
     /// A cosimulated stream too short for the lanes to reach their steady
     /// state is refused before the page sets are made: for `large`'s
-    /// sixteen lanes the old default of 64 pages is too few.
+    /// twenty lanes the old default of 64 pages is too few.
     #[test]
     fn a_stream_too_short_for_the_lanes_is_refused_up_front() {
         let large = &ditto_hw::config::LARGE;
         let min = crate::core_bench::min_stream_pages(large);
-        assert_eq!(min, 8 * 16 + 4);
+        assert_eq!(min, 8 * 20 + 4);
         assert!(crate::core_bench::default_stream_pages(large) >= min);
         assert_eq!(crate::core_bench::default_stream_pages(&ditto_hw::config::CU), 64);
         let options = PeerOptions {
@@ -474,6 +474,6 @@ mod tests {
             seed: 1,
         };
         let err = bench_peer(large, &options).unwrap_err();
-        assert!(matches!(err, HostError::TooFewPages { min: 132, got: 64, .. }), "{err}");
+        assert!(matches!(err, HostError::TooFewPages { min: 164, got: 64, .. }), "{err}");
     }
 }

@@ -229,8 +229,8 @@ configurations! {
     },
     LARGE, LargeHasher: {
         name: "large",
-        about: "Simulation and larger FPGAs (the ECP5-85F): a 256-bit page stream into sixteen SHA-1 lanes in four groups around shared page buffers; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
-        hasher: beats(4), clock_mhz: 100, uart_baud: 1_000_000,
+        about: "Simulation and larger FPGAs (the ECP5-85F): a 256-bit page stream into twenty SHA-1 lanes in five groups around shared page buffers; a 32,768-entry index with 8 lookup FSMs behind an external memory port.",
+        hasher: beats(5), clock_mhz: 100, uart_baud: 1_000_000,
         index_fsms: 8, index_bucket_bits: 12, index_table_on_chip: false,
         ftl_staged_requests: false, ftl_reads_ahead: true, ftl_nvm_cache: true,
     },
@@ -268,8 +268,8 @@ mod tests {
     fn each_configuration_describes_the_hasher_it_builds() {
         assert_eq!((CU.lanes, CU.page_stream_bits, CU.page_stream_transfers()), (1, 32, 1024));
         assert_eq!(CU.hasher_cycles_per_page_limit(), 5200.0);
-        assert_eq!((LARGE.lanes, LARGE.page_stream_bits, LARGE.page_stream_transfers()), (16, 256, 128));
-        assert_eq!(LARGE.hasher_cycles_per_page_limit(), 325.0);
+        assert_eq!((LARGE.lanes, LARGE.page_stream_bits, LARGE.page_stream_transfers()), (20, 256, 128));
+        assert_eq!(LARGE.hasher_cycles_per_page_limit(), 260.0);
         for config in ALL {
             let verilog = hasher_verilog(config);
             let port = if config.page_stream_bits == 32 { "page$word" } else { "page$beat" };

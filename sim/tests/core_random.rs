@@ -5,7 +5,7 @@
 //! reads back the content last written to it from the backing store the test
 //! keeps by doing what a host does with each response.
 //!
-//! `core_large` (sixteen SHA-1 lanes on a 256-bit stream, eight lookup FSMs): about 205,000
+//! `core_large` (twenty SHA-1 lanes on a 256-bit stream, eight lookup FSMs): about 205,000
 //! commands per run, 5,000 of them full-page `WRITE`s. `core_cu` (one lane,
 //! one FSM, the FTL controller's requests staged): about 45,000 commands,
 //! 1,000 of them full pages.
