@@ -31,6 +31,16 @@
 //!
 //! `RESET` resets the index and the controller's tables, not the hasher:
 //! pages already streamed stay paired with the `WRITE`s that follow.
+//!
+//! In `DittoWideCore` the index's reset (`reset`, or the controller's
+//! `idx_reset` pulse) passes through a register first, so the index leaves
+//! reset a clock after the rest of the core. The reset reaches every
+//! lookup FSM's dispatch logic, and from a register of its own the placer
+//! can put beside the index rather than wherever the core's reset comes
+//! from. Nothing is lost by the clock: after either reset the controller
+//! initialises its tables for many clocks before its first index command.
+//! `DittoCore` (the Cu's) keeps the direct reset: its netlist stays as it
+//! is, placed at 90% of the HX8K's cells.
 use super::controller::FtlController;
 use super::ADDR_BITS;
 use crate::index::fp_index::FpIndex;
@@ -46,7 +56,10 @@ use rust_hdl::prelude::*;
 /// Declares one flavour of the core: its name and generics, its page
 /// port and its hasher. The body is the same for every flavour.
 macro_rules! ditto_core {
-    ($(#[$meta:meta])* $name:ident<$($g:ident),*>, page: $page:ident, hasher: $hasher:ty) => {
+    (
+        $(#[$meta:meta])* $name:ident<$($g:ident),*>, page: $page:ident, hasher: $hasher:ty
+        $(, registered_index_reset: $index_reset:ident)?
+    ) => {
         $(#[$meta])*
         #[derive(LogicBlock)]
         pub struct $name<$(const $g: usize),*> {
@@ -91,6 +104,11 @@ macro_rules! ditto_core {
             /// loop through this slot in one clock. No decision is made on the
             /// digest while its consumption is under way.
             consume: DFF<Bit>,
+            $(
+                /// The index's reset (the core's, or the controller's
+                /// `idx_reset`), registered: see the module header.
+                $index_reset: DFF<Bit>,
+            )?
             is_write: Signal<Local, Bit>,
             dropping: Signal<Local, Bit>,
         }
@@ -127,6 +145,7 @@ macro_rules! ditto_core {
                     drops: Default::default(),
                     offer: Default::default(),
                     consume: Default::default(),
+                    $($index_reset: Default::default(),)?
                     is_write: Default::default(),
                     dropping: Default::default(),
                 }
@@ -136,11 +155,15 @@ macro_rules! ditto_core {
         impl<$(const $g: usize),*> Logic for $name<$($g),*> {
             #[hdl_gen]
             fn update(&mut self) {
-                dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp, drops, offer, consume);
+                dff_setup!(self, clock, held, held_op, held_tag, held_lpa, held_fp, drops, offer, consume $(, $index_reset)?);
                 self.hasher.clock.next = self.clock.val();
                 self.hasher.reset.next = self.reset.val();
                 self.index.clock.next = self.clock.val();
                 self.index.reset.next = self.reset.val() | self.ftl.idx_reset.val();
+                $(
+                    self.$index_reset.d.next = self.reset.val() | self.ftl.idx_reset.val();
+                    self.index.reset.next = self.$index_reset.q.val();
+                )?
                 self.ftl.clock.next = self.clock.val();
                 self.ftl.reset.next = self.reset.val();
 
@@ -247,5 +270,5 @@ ditto_core! {
 
 ditto_core! {
     /// The whole core over a 256-bit page stream and [`Sha1WideHasher`].
-    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>
+    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>, registered_index_reset: index_reset
 }
