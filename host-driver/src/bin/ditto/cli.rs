@@ -134,7 +134,7 @@ pub(crate) enum Command {
         out: PathBuf,
         /// nextpnr seeds to try in order, until one meets timing. Default:
         /// 5,1,2,3,4 for the Cu; 1 for the ULX3S (one place and route of
-        /// the `large` core takes a quarter of an hour).
+        /// the `large` core takes twenty minutes or more).
         #[arg(long, value_delimiter = ',')]
         seeds: Vec<u64>,
         /// `core` (the default) builds the whole core: the board top of a
@@ -197,7 +197,7 @@ pub(crate) enum Command {
         /// Regenerate only these blocks (repeatable): `tables` (the
         /// cosimulation benchmarks and the Cu's syntheses, about a quarter
         /// of an hour), `speed` (the ULX3S syntheses and the software peer,
-        /// about 15 minutes), `mutants` (about 40 minutes), `nvm` (`ditto
+        /// about an hour), `mutants` (about 40 minutes), `nvm` (`ditto
         /// bench nvm` and its plots in `docs/plots/` beside the updated
         /// file, about a minute). Default: all.
         #[arg(long, value_enum)]
