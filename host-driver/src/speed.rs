@@ -22,11 +22,10 @@ pub const SPEED_END: &str = "<!-- speed:end -->";
 
 /// The clock the `large` core is built for on the ULX3S (`--mhz`): with
 /// sixteen wide lanes it once reached only 58.5 MHz at seed 1 against a
-/// 75 MHz target, and twenty lanes reach about 60-66 MHz against 50 (the
-/// lanes spread the core over the die, and its critical paths are
-/// routing: the reset into the index FSMs' enables, then the index's
-/// responses into the controller), so 50 MHz is a target it meets with
-/// room. The peer figure uses the Fmax reached, not this target.
+/// 75 MHz target (the lanes spread the core over the die, and its
+/// critical paths are routing: the reset into the index FSMs' enables,
+/// now the index's responses into the controller), so 50 MHz is a target
+/// it meets with room (the speed block prints the Fmax reached). The peer figure uses the Fmax reached, not this target.
 pub const LARGE_ECP5_MHZ: u32 = 50;
 
 /// The nextpnr seed of every row.
@@ -116,7 +115,7 @@ impl GoalBudget {
             })
             .collect();
         format!(
-            "What the goal needs at {:.2} MHz, from these figures (a lane hashes a page in {} cycles; the `large` hasher takes {:.0} LUT4 a lane, the rest of the core {} LUT4; the part has {} LUT4; one core does {:.0} pages/s): {}.",
+            "What the goal needs at {:.2} MHz, from these figures (a lane hashes a page in {} cycles; the `large` hasher takes {:.1} LUT4 a lane, the rest of the core {} LUT4; the part has {} LUT4; one core does {:.0} pages/s): {}.",
             self.fmax_mhz,
             ditto_hw::sha1::CYCLES_PER_PAGE,
             self.hasher_luts as f64 / self.lanes as f64,
@@ -347,7 +346,7 @@ mod tests {
         let text = budget.render();
         assert!(text.contains("1x needs 40 lanes, about 50000 LUT4 (60% of the part)"), "{text}");
         assert!(text.contains("2x is past the 256-bit stream"), "{text}");
-        assert!(text.contains("1000 LUT4 a lane, the rest of the core 10000 LUT4"), "{text}");
+        assert!(text.contains("1000.0 LUT4 a lane, the rest of the core 10000 LUT4"), "{text}");
     }
 
     #[test]

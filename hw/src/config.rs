@@ -278,4 +278,25 @@ mod tests {
             assert!(verilog.contains(&declaration), "{}: no `{declaration}`", config.name);
         }
     }
+
+    /// Only the wide core registers its index's reset; the Cu's core
+    /// drives it directly (its netlist is placed at 90% of the HX8K).
+    #[test]
+    fn only_the_wide_core_registers_the_index_reset() {
+        let registered = "index$reset = index_reset$q;";
+        let direct = "index$reset = reset | ftl$idx_reset;";
+        // The cores' Verilog is built on a stack larger than a test thread's.
+        let verilog = |config: &'static Config| {
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn(move || core_verilog(config))
+                .unwrap()
+                .join()
+                .unwrap()
+        };
+        let large = verilog(&LARGE);
+        assert!(large.contains(registered) && large.contains("index_reset$d = reset | ftl$idx_reset;"));
+        let cu = verilog(&CU);
+        assert!(cu.contains(direct) && !cu.contains("index_reset"), "the Cu's core has no index_reset register");
+    }
 }

@@ -33,12 +33,24 @@
 //! pages already streamed stay paired with the `WRITE`s that follow.
 //!
 //! In `DittoWideCore` the index's reset (`reset`, or the controller's
-//! `idx_reset` pulse) passes through a register first, so the index leaves
-//! reset a clock after the rest of the core. The reset reaches every
-//! lookup FSM's dispatch logic, and from a register of its own the placer
-//! can put beside the index rather than wherever the core's reset comes
-//! from. Nothing is lost by the clock: after either reset the controller
-//! initialises its tables for many clocks before its first index command.
+//! `idx_reset` pulse) passes through a register first, so the index enters
+//! and leaves reset a clock after the rest of the core. The reset reaches
+//! every lookup FSM's dispatch logic, and from a register of its own the
+//! placer can put beside the index rather than wherever the core's reset
+//! comes from. Nothing is lost by the clock:
+//! - after either reset the controller writes its tables (the L2P map,
+//!   the block records, the free rings, the devices: several memory
+//!   handshakes) before its `InitIndex` step, which waits for the index's
+//!   `cmd.ready`; the index holds `cmd.ready` low while in reset and while
+//!   it clears its buckets, so that wait covers the later clock;
+//! - the index is idle when the controller decodes a `RESET` (every
+//!   command it was given has been answered), so in the clock before its
+//!   reset it has no request or answer in flight;
+//! - `bloom_enable` and `fsm_limit_log2` may change only during the
+//!   index's reset: one changed in the core's first clock of reset reaches
+//!   an index that is idle and a clock from its own reset, whose clearing
+//!   then rewrites every bucket's metadata.
+//!
 //! `DittoCore` (the Cu's) keeps the direct reset: its netlist stays as it
 //! is, placed at 90% of the HX8K's cells.
 use super::controller::FtlController;
@@ -160,6 +172,8 @@ macro_rules! ditto_core {
                 self.hasher.reset.next = self.reset.val();
                 self.index.clock.next = self.clock.val();
                 self.index.reset.next = self.reset.val() | self.ftl.idx_reset.val();
+                // The wide flavour's registered reset replaces the direct
+                // one (the later assignment is the one that holds).
                 $(
                     self.$index_reset.d.next = self.reset.val() | self.ftl.idx_reset.val();
                     self.index.reset.next = self.$index_reset.q.val();

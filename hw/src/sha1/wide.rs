@@ -91,9 +91,10 @@ pub struct WideLaneGroup {
     pub digest_taken: Signal<In, Bit>,
 
     engines: [Sha1Engine; GROUP_LANES],
-    /// The lane whose digest is next, one-hot (its `digest_ready`) and as
-    /// a number (the select of the digest multiplexer).
+    /// The lane whose digest is next, one-hot: its `digest_ready`.
     digest_slot: DFF<Bits<GROUP_LANES>>,
+    /// The same lane as a number, kept in step with `digest_slot`: the
+    /// select of the digest multiplexer.
     digest_lane: DFF<Bits<2>>,
     out_digest: DFF<Bits<160>>,
     out_valid: DFF<Bit>,

@@ -182,7 +182,9 @@ pub(crate) enum Command {
     /// `--update README.md`: the hasher benchmark of every configuration,
     /// two Cu syntheses (whole-core board top, hasher alone),
     /// the index throughput and capacity benchmarks, the whole-core
-    /// benchmark and fio against `ditto serve` (about 20 minutes).
+    /// benchmark and fio against `ditto serve`, the ULX3S syntheses and
+    /// the software peer, the mutation table and the NVM cache's block
+    /// (about two hours in all; see `--only`).
     Figures {
         /// Replace the figure block of this Markdown file.
         #[arg(long)]
@@ -195,9 +197,9 @@ pub(crate) enum Command {
         #[arg(long)]
         pages: Option<usize>,
         /// Regenerate only these blocks (repeatable): `tables` (the
-        /// cosimulation benchmarks and the Cu's syntheses, about a quarter
-        /// of an hour), `speed` (the ULX3S syntheses and the software peer,
-        /// about an hour), `mutants` (about 40 minutes), `nvm` (`ditto
+        /// cosimulation benchmarks and the Cu's syntheses, about five
+        /// minutes), `speed` (the ULX3S syntheses and the software peer,
+        /// an hour or more), `mutants` (about 40 minutes), `nvm` (`ditto
         /// bench nvm` and its plots in `docs/plots/` beside the updated
         /// file, about a minute). Default: all.
         #[arg(long, value_enum)]
@@ -367,7 +369,8 @@ pub(crate) enum BenchCommand {
     /// lane count a synthesis in a pin harness (its Fmax) and a
     /// cosimulation (its cycles per page), with the software peer on one
     /// core and on every core; a table and OUT/pages-per-second-vs-lanes.svg.
-    /// A benchmark: 40 lanes take half an hour of place and route.
+    /// A benchmark, and a long one: place and route time grows much faster
+    /// than the lane count.
     Lanes {
         /// Lane counts (multiples of four, 4 to 64).
         #[arg(long, value_delimiter = ',', default_value = "4,8,16,24,40")]
