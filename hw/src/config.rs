@@ -279,10 +279,11 @@ mod tests {
         }
     }
 
-    /// Only the wide core registers its index's reset; the Cu's core
-    /// drives it directly (its netlist is placed at 90% of the HX8K).
+    /// Only the wide core registers its index's reset and responses; the
+    /// Cu's core drives them directly (its netlist is placed at 90% of the
+    /// HX8K).
     #[test]
-    fn only_the_wide_core_registers_the_index_reset() {
+    fn only_the_wide_core_registers_the_index_reset_and_responses() {
         let registered = "index$reset = index_reset$q;";
         let direct = "index$reset = reset | ftl$idx_reset;";
         // The cores' Verilog is built on a stack larger than a test thread's.
@@ -296,7 +297,11 @@ mod tests {
         };
         let large = verilog(&LARGE);
         assert!(large.contains(registered) && large.contains("index_reset$d = reset | ftl$idx_reset;"));
+        assert!(large.contains("ftl$idx_rsp$valid = index_response$to_controller$valid;"));
+        assert!(large.contains("index_response$from_index$valid = index$rsp$valid;"));
+        assert!(large.contains("index$rsp$ready = index_response$from_index$ready;"));
         let cu = verilog(&CU);
         assert!(cu.contains(direct) && !cu.contains("index_reset"), "the Cu's core has no index_reset register");
+        assert!(cu.contains("ftl$idx_rsp$valid = index$rsp$valid;") && !cu.contains("index_response"));
     }
 }

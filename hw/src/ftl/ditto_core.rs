@@ -51,11 +51,20 @@
 //!   an index that is idle and a clock from its own reset, whose clearing
 //!   then rewrites every bucket's metadata.
 //!
-//! `DittoCore` (the Cu's) keeps the direct reset: its netlist stays as it
-//! is, placed at 90% of the HX8K's cells.
+//! The wide core also registers the index's responses on their way to the
+//! controller ([`IndexResponseStage`]): the index's response collection
+//! and the controller's enables sit at two ends of the die. The index
+//! counts a response once the stage has taken it, a clock or more before
+//! the controller does, so its counters are never behind what the
+//! controller has seen; the stage shares the index's reset, and is empty
+//! whenever the index is idle, as it is at a `RESET`.
+//!
+//! `DittoCore` (the Cu's) keeps the direct reset and response: its netlist
+//! stays as it is, placed at 90% of the HX8K's cells.
 use super::controller::FtlController;
 use super::ADDR_BITS;
 use crate::index::fp_index::FpIndex;
+use crate::index::response_stage::IndexResponseStage;
 use crate::index::CMD_TAG_BITS;
 use crate::ports::{
     FpStoreController, FtlCommandSink, FtlMemController, FtlResponseSource, FtlSettings, IndexCommandSource,
@@ -70,7 +79,8 @@ use rust_hdl::prelude::*;
 macro_rules! ditto_core {
     (
         $(#[$meta:meta])* $name:ident<$($g:ident),*>, page: $page:ident, hasher: $hasher:ty
-        $(, registered_index_reset: $index_reset:ident)?
+        $(, direct_index_to: $direct_ftl:ident)?
+        $(, registered_index: $index_reset:ident, $index_response:ident)?
     ) => {
         $(#[$meta])*
         #[derive(LogicBlock)]
@@ -120,6 +130,9 @@ macro_rules! ditto_core {
                 /// The index's reset (the core's, or the controller's
                 /// `idx_reset`), registered: see the module header.
                 $index_reset: DFF<Bit>,
+                /// The index's responses, registered on their way to the
+                /// controller: see the module header.
+                $index_response: IndexResponseStage,
             )?
             is_write: Signal<Local, Bit>,
             dropping: Signal<Local, Bit>,
@@ -157,7 +170,7 @@ macro_rules! ditto_core {
                     drops: Default::default(),
                     offer: Default::default(),
                     consume: Default::default(),
-                    $($index_reset: Default::default(),)?
+                    $($index_reset: Default::default(), $index_response: Default::default(),)?
                     is_write: Default::default(),
                     dropping: Default::default(),
                 }
@@ -248,7 +261,15 @@ macro_rules! ditto_core {
                 self.index.bloom_enable.next = self.bloom_enable.val();
                 self.index.fsm_limit_log2.next = self.fsm_limit_log2.val();
                 IndexCommandSource::join(&mut self.ftl.idx_cmd, &mut self.index.cmd);
-                IndexResponseSource::join(&mut self.index.rsp, &mut self.ftl.idx_rsp);
+                // The index's responses go to the controller directly
+                // (`direct_index_to`), or through a register stage.
+                $(IndexResponseSource::join(&mut self.index.rsp, &mut self.$direct_ftl.idx_rsp);)?
+                $(
+                    self.$index_response.clock.next = self.clock.val();
+                    self.$index_response.reset.next = self.$index_reset.q.val();
+                    IndexResponseSource::join(&mut self.index.rsp, &mut self.$index_response.from_index);
+                    IndexResponseSource::join(&mut self.$index_response.to_controller, &mut self.ftl.idx_rsp);
+                )?
                 IndexCounters::link(&mut self.idx_stats, &mut self.index.stats);
                 TableController::link(&mut self.tbl, &mut self.index.tbl);
                 FpStoreController::link(&mut self.fp, &mut self.index.fp);
@@ -279,10 +300,11 @@ macro_rules! ditto_core {
 
 ditto_core! {
     /// The whole core over a 32-bit page stream and [`Sha1Hasher`].
-    DittoCore<L, NB, FB, FBP1, M>, page: PageWordSink, hasher: Sha1Hasher<L, NB, FB, FBP1>
+    DittoCore<L, NB, FB, FBP1, M>, page: PageWordSink, hasher: Sha1Hasher<L, NB, FB, FBP1>,
+    direct_index_to: ftl
 }
 
 ditto_core! {
     /// The whole core over a 256-bit page stream and [`Sha1WideHasher`].
-    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>, registered_index_reset: index_reset
+    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>, registered_index: index_reset, index_response
 }

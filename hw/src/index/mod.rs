@@ -29,6 +29,7 @@ pub mod fp_index;
 pub mod fsm;
 pub mod model;
 pub mod onchip;
+pub mod response_stage;
 pub mod table;
 
 /// Ways (entries) per bucket: the chain limit.
