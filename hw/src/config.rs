@@ -279,11 +279,11 @@ mod tests {
         }
     }
 
-    /// Only the wide core registers its index's reset and responses; the
-    /// Cu's core drives them directly (its netlist is placed at 90% of the
-    /// HX8K).
+    /// Only the wide core registers its index's reset, responses and
+    /// memory requests; the Cu's core drives them directly (its netlist is
+    /// placed at 90% of the HX8K).
     #[test]
-    fn only_the_wide_core_registers_the_index_reset_and_responses() {
+    fn only_the_wide_core_registers_the_index_reset_responses_and_requests() {
         let registered = "index$reset = index_reset$q;";
         let direct = "index$reset = reset | ftl$idx_reset;";
         // The cores' Verilog is built on a stack larger than a test thread's.
@@ -300,8 +300,13 @@ mod tests {
         assert!(large.contains("ftl$idx_rsp$valid = index_response$to_controller$valid;"));
         assert!(large.contains("index_response$from_index$valid = index$rsp$valid;"));
         assert!(large.contains("index$rsp$ready = index_response$from_index$ready;"));
+        for (port, stage) in [("tbl", "table_requests"), ("fp", "fp_requests")] {
+            assert!(large.contains(&format!(".to_memory$req_tag({port}$req_tag)")), "{port}");
+            assert!(large.contains(&format!("index${port}$req_ready = {stage}$from_index$req_ready;")), "{port}");
+        }
         let cu = verilog(&CU);
         assert!(cu.contains(direct) && !cu.contains("index_reset"), "the Cu's core has no index_reset register");
         assert!(cu.contains("ftl$idx_rsp$valid = index$rsp$valid;") && !cu.contains("index_response"));
+        assert!(cu.contains(".tbl$req_ready(tbl$req_ready)") && !cu.contains("table_requests"));
     }
 }

@@ -72,6 +72,10 @@ const FRAME_TX_PROPERTIES: &str = concat!(include_str!("../formal/crc32.v"), inc
 const REQUEST_DECODER_PROPERTIES: &str = include_str!("../formal/request_decoder.v");
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
+const MEM_REQUEST_STAGE_PROPERTIES: &str = include_str!("../formal/mem_request_stage.v");
+/// The request stage's proof is of the same generator at a narrow width:
+/// its registers only move data, so the width changes nothing it decides.
+const MEM_REQUEST_STAGE_PARAMS: &[(&str, u64)] = &[("F_AW", 2), ("F_DW", 3)];
 
 /// The lane FIFOs' generic code (rust-hdl's `SynchronousFIFO`, as the hasher
 /// instantiates it with 32-bit words) at two small depths: the proof is of
@@ -96,6 +100,14 @@ fn index_2_fsms() -> String {
 /// memory do.
 fn lookup_fsm() -> String {
     top_verilog(crate::index::fsm::LookupFsm::default())
+}
+
+/// The request stage the wide core puts on the index's memory ports
+/// ([`MemRequestStage`]), at 2 address and 3 data bits.
+///
+/// [`MemRequestStage`]: crate::index::mem_request_stage::MemRequestStage
+fn mem_request_stage() -> String {
+    top_verilog(crate::index::mem_request_stage::MemRequestStage::<2, 3>::default())
 }
 
 /// The state-machine FTL controller as the `large` core builds it
@@ -407,6 +419,44 @@ const REQUEST_DECODER_BUGS: &[PlantedBug] = &[
     },
 ];
 
+const MEM_REQUEST_STAGE_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "skid-sent-twice",
+        what: "the skid register stays full after its request moved to the main register",
+        find: "main_tag$d = skid_tag$q;\n                skid_valid$d = 1'b0;",
+        replace: "main_tag$d = skid_tag$q;",
+        breaks: &["order", "offers", "room", "registers"],
+    },
+    PlantedBug {
+        name: "skid-tag-changed",
+        what: "a request that waited in the skid register leaves with another tag",
+        find: "main_tag$d = skid_tag$q;",
+        replace: "main_tag$d = skid_tag$q ^ 4'h1;",
+        breaks: &["order", "registers"],
+    },
+    PlantedBug {
+        name: "skid-overwritten",
+        what: "the index may hand over a request while the skid register is full",
+        find: "from_index$req_ready = ~skid_valid$q;",
+        replace: "from_index$req_ready = 1'b1;",
+        breaks: &["room"],
+    },
+    PlantedBug {
+        name: "no-skid",
+        what: "a request handed over while the memory stalls is dropped",
+        find: "skid_valid$d = 1'b1;",
+        replace: "skid_valid$d = 1'b0;",
+        breaks: &["order", "offers", "room", "registers"],
+    },
+    PlantedBug {
+        name: "stale-main",
+        what: "the main register stays valid after its request left with nothing behind it",
+        find: "main_valid$d = moves_in;",
+        replace: "main_valid$d = moves_in | main_valid$q;",
+        breaks: &["order", "offers", "registers"],
+    },
+];
+
 const BLOOM_BUGS: &[PlantedBug] = &[
     PlantedBug {
         name: "skip-when-covered",
@@ -622,6 +672,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             params: crate::ftl::controller::FORMAL_PARAMS,
             max_depth: 40,
             planted: FTL_REFCOUNT_BUGS,
+        },
+        ProofSpec {
+            name: "mem-request-stage",
+            module: "MemRequestStage<2, 3>: the wide core's stage on the index's memory requests",
+            design: mem_request_stage,
+            properties: MEM_REQUEST_STAGE_PROPERTIES,
+            params: MEM_REQUEST_STAGE_PARAMS,
+            max_depth: 8,
+            planted: MEM_REQUEST_STAGE_BUGS,
         },
         ProofSpec {
             name: "fifo-8",

@@ -59,13 +59,22 @@
 //! controller has seen; the stage shares the index's reset, and is empty
 //! whenever the index is idle, as it is at a `RESET`.
 //!
-//! `DittoCore` (the Cu's) keeps the direct reset and response: its netlist
-//! stays as it is, placed at 90% of the HX8K's cells.
+//! Its index's two memory ports leave the core through request stages
+//! ([`MemRequestStage`]): the index's arbitration, which drives a request's
+//! tag and returns as the FSMs' grants, then ends in a register beside the
+//! index rather than at the port. Those stages reset with the core only,
+//! so requests they hold at an index `RESET` still go out, in order, before
+//! the clearing writes that follow it.
+//!
+//! `DittoCore` (the Cu's) keeps the direct reset, response and memory
+//! ports: its netlist stays as it is, placed at 90% of the HX8K's cells.
 use super::controller::FtlController;
 use super::ADDR_BITS;
 use crate::index::fp_index::FpIndex;
+use crate::index::mem_request_stage::MemRequestStage;
 use crate::index::response_stage::IndexResponseStage;
 use crate::index::CMD_TAG_BITS;
+use crate::index::{ENTRY_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
 use crate::ports::{
     FpStoreController, FtlCommandSink, FtlMemController, FtlResponseSource, FtlSettings, IndexCommandSource,
     IndexCounters, IndexResponseSource, MoveSource, PageBeatSink, PageWordSink, TableController,
@@ -79,8 +88,8 @@ use rust_hdl::prelude::*;
 macro_rules! ditto_core {
     (
         $(#[$meta:meta])* $name:ident<$($g:ident),*>, page: $page:ident, hasher: $hasher:ty
-        $(, direct_index_to: $direct_ftl:ident)?
-        $(, registered_index: $index_reset:ident, $index_response:ident)?
+        $(, direct_index: $direct_index:ident)?
+        $(, registered_index: $index_reset:ident, $index_response:ident, $table_requests:ident, $fp_requests:ident)?
     ) => {
         $(#[$meta])*
         #[derive(LogicBlock)]
@@ -133,6 +142,10 @@ macro_rules! ditto_core {
                 /// The index's responses, registered on their way to the
                 /// controller: see the module header.
                 $index_response: IndexResponseStage,
+                /// The index's memory requests, registered on their way
+                /// out: see the module header.
+                $table_requests: MemRequestStage<TABLE_ADDR_BITS, TABLE_DATA_BITS>,
+                $fp_requests: MemRequestStage<ENTRY_BITS, 160>,
             )?
             is_write: Signal<Local, Bit>,
             dropping: Signal<Local, Bit>,
@@ -170,7 +183,12 @@ macro_rules! ditto_core {
                     drops: Default::default(),
                     offer: Default::default(),
                     consume: Default::default(),
-                    $($index_reset: Default::default(), $index_response: Default::default(),)?
+                    $(
+                        $index_reset: Default::default(),
+                        $index_response: Default::default(),
+                        $table_requests: Default::default(),
+                        $fp_requests: Default::default(),
+                    )?
                     is_write: Default::default(),
                     dropping: Default::default(),
                 }
@@ -261,9 +279,10 @@ macro_rules! ditto_core {
                 self.index.bloom_enable.next = self.bloom_enable.val();
                 self.index.fsm_limit_log2.next = self.fsm_limit_log2.val();
                 IndexCommandSource::join(&mut self.ftl.idx_cmd, &mut self.index.cmd);
-                // The index's responses go to the controller directly
-                // (`direct_index_to`), or through a register stage.
-                $(IndexResponseSource::join(&mut self.index.rsp, &mut self.$direct_ftl.idx_rsp);)?
+                // The index's responses go to the controller, and its
+                // memory requests to the core's ports, directly
+                // (`direct_index`) or through register stages.
+                $(IndexResponseSource::join(&mut self.$direct_index.rsp, &mut self.ftl.idx_rsp);)?
                 $(
                     self.$index_response.clock.next = self.clock.val();
                     self.$index_response.reset.next = self.$index_reset.q.val();
@@ -271,8 +290,20 @@ macro_rules! ditto_core {
                     IndexResponseSource::join(&mut self.$index_response.to_controller, &mut self.ftl.idx_rsp);
                 )?
                 IndexCounters::link(&mut self.idx_stats, &mut self.index.stats);
-                TableController::link(&mut self.tbl, &mut self.index.tbl);
-                FpStoreController::link(&mut self.fp, &mut self.index.fp);
+                $(
+                    TableController::link(&mut self.tbl, &mut self.$direct_index.tbl);
+                    FpStoreController::link(&mut self.fp, &mut self.$direct_index.fp);
+                )?
+                $(
+                    self.$table_requests.clock.next = self.clock.val();
+                    self.$table_requests.reset.next = self.reset.val();
+                    self.$fp_requests.clock.next = self.clock.val();
+                    self.$fp_requests.reset.next = self.reset.val();
+                    TableController::join(&mut self.index.tbl, &mut self.$table_requests.from_index);
+                    TableController::link(&mut self.tbl, &mut self.$table_requests.to_memory);
+                    FpStoreController::join(&mut self.index.fp, &mut self.$fp_requests.from_index);
+                    FpStoreController::link(&mut self.fp, &mut self.$fp_requests.to_memory);
+                )?
             }
         }
 
@@ -301,10 +332,10 @@ macro_rules! ditto_core {
 ditto_core! {
     /// The whole core over a 32-bit page stream and [`Sha1Hasher`].
     DittoCore<L, NB, FB, FBP1, M>, page: PageWordSink, hasher: Sha1Hasher<L, NB, FB, FBP1>,
-    direct_index_to: ftl
+    direct_index: index
 }
 
 ditto_core! {
     /// The whole core over a 256-bit page stream and [`Sha1WideHasher`].
-    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>, registered_index: index_reset, index_response
+    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>, registered_index: index_reset, index_response, table_requests, fp_requests
 }

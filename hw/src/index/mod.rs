@@ -27,6 +27,7 @@
 //! The [`model`] module is the plain-Rust golden model of this behaviour.
 pub mod fp_index;
 pub mod fsm;
+pub mod mem_request_stage;
 pub mod model;
 pub mod onchip;
 pub mod response_stage;
