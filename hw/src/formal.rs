@@ -72,6 +72,7 @@ const FRAME_TX_PROPERTIES: &str = concat!(include_str!("../formal/crc32.v"), inc
 const REQUEST_DECODER_PROPERTIES: &str = include_str!("../formal/request_decoder.v");
 const BLOOM_PROPERTIES: &str = include_str!("../formal/bloom.v");
 const FTL_REFCOUNT_PROPERTIES: &str = include_str!("../formal/ftl_refcount.v");
+const INDEX_RESPONSE_STAGE_PROPERTIES: &str = include_str!("../formal/index_response_stage.v");
 const MEM_REQUEST_STAGE_PROPERTIES: &str = include_str!("../formal/mem_request_stage.v");
 /// The request stage's proof is of the same generator at a narrow width:
 /// its registers only move data, so the width changes nothing it decides.
@@ -100,6 +101,14 @@ fn index_2_fsms() -> String {
 /// memory do.
 fn lookup_fsm() -> String {
     top_verilog(crate::index::fsm::LookupFsm::default())
+}
+
+/// The stage the wide core puts on the index's responses
+/// ([`IndexResponseStage`]).
+///
+/// [`IndexResponseStage`]: crate::index::response_stage::IndexResponseStage
+fn index_response_stage() -> String {
+    top_verilog(crate::index::response_stage::IndexResponseStage::default())
 }
 
 /// The request stage the wide core puts on the index's memory ports
@@ -419,6 +428,30 @@ const REQUEST_DECODER_BUGS: &[PlantedBug] = &[
     },
 ];
 
+const INDEX_RESPONSE_STAGE_BUGS: &[PlantedBug] = &[
+    PlantedBug {
+        name: "overwrite-while-full",
+        what: "a response moves in while the last one still waits for the controller",
+        find: "if (~full$q & from_index$valid) begin",
+        replace: "if (from_index$valid) begin",
+        breaks: &["order", "registers"],
+    },
+    PlantedBug {
+        name: "kept-after-taken",
+        what: "a response stays after the controller took it",
+        find: "if (full$q & to_controller$ready) begin",
+        replace: "if (1'b0) begin",
+        breaks: &["offers", "room", "registers"],
+    },
+    PlantedBug {
+        name: "status-from-flags",
+        what: "the held response's status is taken from the index's flags",
+        find: "status$d = from_index$status;",
+        replace: "status$d = from_index$flags;",
+        breaks: &["order", "registers"],
+    },
+];
+
 const MEM_REQUEST_STAGE_BUGS: &[PlantedBug] = &[
     PlantedBug {
         name: "skid-sent-twice",
@@ -672,6 +705,15 @@ pub fn proofs() -> Vec<ProofSpec> {
             params: crate::ftl::controller::FORMAL_PARAMS,
             max_depth: 40,
             planted: FTL_REFCOUNT_BUGS,
+        },
+        ProofSpec {
+            name: "index-response-stage",
+            module: "IndexResponseStage: the wide core's stage on the index's responses",
+            design: index_response_stage,
+            properties: INDEX_RESPONSE_STAGE_PROPERTIES,
+            params: &[],
+            max_depth: 8,
+            planted: INDEX_RESPONSE_STAGE_BUGS,
         },
         ProofSpec {
             name: "mem-request-stage",
