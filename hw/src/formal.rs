@@ -76,7 +76,10 @@ const INDEX_RESPONSE_STAGE_PROPERTIES: &str = include_str!("../formal/index_resp
 const MEM_REQUEST_STAGE_PROPERTIES: &str = include_str!("../formal/mem_request_stage.v");
 /// The request stage's proof is of the same generator at a narrow width:
 /// its registers only move data, so the width changes nothing it decides.
-const MEM_REQUEST_STAGE_PARAMS: &[(&str, u64)] = &[("F_AW", 2), ("F_DW", 3)];
+const MEM_REQUEST_STAGE_ADDR_BITS: usize = 2;
+const MEM_REQUEST_STAGE_DATA_BITS: usize = 3;
+const MEM_REQUEST_STAGE_PARAMS: &[(&str, u64)] =
+    &[("F_AW", MEM_REQUEST_STAGE_ADDR_BITS as u64), ("F_DW", MEM_REQUEST_STAGE_DATA_BITS as u64)];
 
 /// The lane FIFOs' generic code (rust-hdl's `SynchronousFIFO`, as the hasher
 /// instantiates it with 32-bit words) at two small depths: the proof is of
@@ -106,17 +109,20 @@ fn lookup_fsm() -> String {
 /// The stage the wide core puts on the index's responses
 /// ([`IndexResponseStage`]).
 ///
-/// [`IndexResponseStage`]: crate::index::response_stage::IndexResponseStage
+/// [`IndexResponseStage`]: crate::index::index_response_stage::IndexResponseStage
 fn index_response_stage() -> String {
-    top_verilog(crate::index::response_stage::IndexResponseStage::default())
+    top_verilog(crate::index::index_response_stage::IndexResponseStage::default())
 }
 
 /// The request stage the wide core puts on the index's memory ports
-/// ([`MemRequestStage`]), at 2 address and 3 data bits.
+/// ([`MemRequestStage`]), at the widths of [`MEM_REQUEST_STAGE_PARAMS`].
 ///
 /// [`MemRequestStage`]: crate::index::mem_request_stage::MemRequestStage
 fn mem_request_stage() -> String {
-    top_verilog(crate::index::mem_request_stage::MemRequestStage::<2, 3>::default())
+    top_verilog(crate::index::mem_request_stage::MemRequestStage::<
+        MEM_REQUEST_STAGE_ADDR_BITS,
+        MEM_REQUEST_STAGE_DATA_BITS,
+    >::default())
 }
 
 /// The state-machine FTL controller as the `large` core builds it
@@ -444,6 +450,13 @@ const INDEX_RESPONSE_STAGE_BUGS: &[PlantedBug] = &[
         breaks: &["offers", "room", "registers"],
     },
     PlantedBug {
+        name: "reset-keeps-response",
+        what: "a reset leaves the held response in place",
+        find: "if (reset) begin\n            full$d = 1'b0;",
+        replace: "if (1'b0) begin\n            full$d = 1'b0;",
+        breaks: &["offers", "room", "registers"],
+    },
+    PlantedBug {
         name: "status-from-flags",
         what: "the held response's status is taken from the index's flags",
         find: "status$d = from_index$status;",
@@ -468,8 +481,8 @@ const MEM_REQUEST_STAGE_BUGS: &[PlantedBug] = &[
         breaks: &["order", "registers"],
     },
     PlantedBug {
-        name: "skid-overwritten",
-        what: "the index may hand over a request while the skid register is full",
+        name: "accepted-while-full",
+        what: "the index is told it may hand over a request while the skid register is full (and it is lost)",
         find: "from_index$req_ready = ~skid_valid$q;",
         replace: "from_index$req_ready = 1'b1;",
         breaks: &["room"],
@@ -480,6 +493,13 @@ const MEM_REQUEST_STAGE_BUGS: &[PlantedBug] = &[
         find: "skid_valid$d = 1'b1;",
         replace: "skid_valid$d = 1'b0;",
         breaks: &["order", "offers", "room", "registers"],
+    },
+    PlantedBug {
+        name: "reset-keeps-skid",
+        what: "a reset leaves the skid register's request in place",
+        find: "main_valid$d = 1'b0;\n            skid_valid$d = 1'b0;",
+        replace: "main_valid$d = 1'b0;",
+        breaks: &["offers", "room", "registers"],
     },
     PlantedBug {
         name: "stale-main",

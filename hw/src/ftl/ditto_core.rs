@@ -43,9 +43,11 @@
 //!   handshakes) before its `InitIndex` step, which waits for the index's
 //!   `cmd.ready`; the index holds `cmd.ready` low while in reset and while
 //!   it clears its buckets, so that wait covers the later clock;
-//! - the index is idle when the controller decodes a `RESET` (every
-//!   command it was given has been answered), so in the clock before its
-//!   reset it has no request or answer in flight;
+//! - the index is idle when the controller decodes a `RESET` (the
+//!   controller has one index command out at most, and has taken its
+//!   answer), so in the clock before its reset it has no read and no
+//!   answer in flight (its last writes may still wait in the request
+//!   stages: see below);
 //! - `bloom_enable` and `fsm_limit_log2` may change only during the
 //!   index's reset: one changed in the core's first clock of reset reaches
 //!   an index that is idle and a clock from its own reset, whose clearing
@@ -54,25 +56,29 @@
 //! The wide core also registers the index's responses on their way to the
 //! controller ([`IndexResponseStage`]): the index's response collection
 //! and the controller's enables sit at two ends of the die. The index
-//! counts a response once the stage has taken it, a clock or more before
-//! the controller does, so its counters are never behind what the
-//! controller has seen; the stage shares the index's reset, and is empty
-//! whenever the index is idle, as it is at a `RESET`.
+//! counts a response on the clock after the stage takes it, no later than
+//! the controller takes it, so its counters are never behind what the
+//! controller has seen. The stage shares the index's reset; it is empty at
+//! a `RESET`, since the controller took the answer to its last command
+//! before it decoded the `RESET`.
 //!
 //! Its index's two memory ports leave the core through request stages
 //! ([`MemRequestStage`]): the index's arbitration, which drives a request's
 //! tag and returns as the FSMs' grants, then ends in a register beside the
 //! index rather than at the port. Those stages reset with the core only,
-//! so requests they hold at an index `RESET` still go out, in order, before
-//! the clearing writes that follow it.
+//! so requests they hold at an index `RESET` (writes only: an FSM makes
+//! its writes before it answers) still go out, in order, before the
+//! clearing writes that follow it. For the same reason the wide core's
+//! `idle` says the controller and the index are done, not that the
+//! index's last writes have reached a memory that stalls them.
 //!
 //! `DittoCore` (the Cu's) keeps the direct reset, response and memory
 //! ports: its netlist stays as it is, placed at 90% of the HX8K's cells.
 use super::controller::FtlController;
 use super::ADDR_BITS;
 use crate::index::fp_index::FpIndex;
+use crate::index::index_response_stage::IndexResponseStage;
 use crate::index::mem_request_stage::MemRequestStage;
-use crate::index::response_stage::IndexResponseStage;
 use crate::index::CMD_TAG_BITS;
 use crate::index::{ENTRY_BITS, TABLE_ADDR_BITS, TABLE_DATA_BITS};
 use crate::ports::{
@@ -84,7 +90,11 @@ use crate::sha1::Sha1Hasher;
 use rust_hdl::prelude::*;
 
 /// Declares one flavour of the core: its name and generics, its page
-/// port and its hasher. The body is the same for every flavour.
+/// port and its hasher, and exactly one of `direct_index: index` (the
+/// index's response and memory ports joined directly) or
+/// `registered_index: ...` (the fields of the wide core's index reset
+/// register and its three stages). The body is the same for every
+/// flavour.
 macro_rules! ditto_core {
     (
         $(#[$meta:meta])* $name:ident<$($g:ident),*>, page: $page:ident, hasher: $hasher:ty
@@ -145,6 +155,7 @@ macro_rules! ditto_core {
                 /// The index's memory requests, registered on their way
                 /// out: see the module header.
                 $table_requests: MemRequestStage<TABLE_ADDR_BITS, TABLE_DATA_BITS>,
+                /// The same on the full-fingerprint port.
                 $fp_requests: MemRequestStage<ENTRY_BITS, 160>,
             )?
             is_write: Signal<Local, Bit>,
@@ -337,5 +348,6 @@ ditto_core! {
 
 ditto_core! {
     /// The whole core over a 256-bit page stream and [`Sha1WideHasher`].
-    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>, registered_index: index_reset, index_response, table_requests, fp_requests
+    DittoWideCore<G, M>, page: PageBeatSink, hasher: Sha1WideHasher<G>,
+    registered_index: index_reset, index_response, table_requests, fp_requests
 }

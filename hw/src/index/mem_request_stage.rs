@@ -19,8 +19,8 @@
 //!
 //! The port's contract holds through the stage: the memory applies the
 //! requests in the order the index made them, and answers a read at least
-//! one clock after it left the index (a clock later than it would without
-//! the stage).
+//! two clocks after the index handed it over (the stage's clock, then the
+//! memory's own one at least).
 use crate::index::MEM_TAG_BITS;
 use crate::ports::{TaggedMemController, TaggedMemResponder};
 use rust_hdl::prelude::*;

@@ -27,10 +27,10 @@
 //! The [`model`] module is the plain-Rust golden model of this behaviour.
 pub mod fp_index;
 pub mod fsm;
+pub mod index_response_stage;
 pub mod mem_request_stage;
 pub mod model;
 pub mod onchip;
-pub mod response_stage;
 pub mod table;
 
 /// Ways (entries) per bucket: the chain limit.

@@ -10,16 +10,16 @@
 //!
 //! Ports (all synchronous to `clock`):
 //! - `reset` (in, active high): empties the stage.
-//! - `from_index`: the index's responses. `from_index.ready` is high when the stage
-//!   is empty, and comes from a flip-flop; a response moves in when
-//!   `valid && ready`.
-//! - `to_controller`: the same responses, in the same order, each from the clock
-//!   after it moved in until `to_controller.ready` takes it. Every field comes
-//!   from a flip-flop.
+//! - `from_index`: the index's responses. `from_index.ready` is high when
+//!   the stage is empty, and comes from a flip-flop; a response moves in
+//!   when `valid && ready`.
+//! - `to_controller`: the same responses, in the same order, each from the
+//!   clock after it moved in until `to_controller.ready` takes it. Every
+//!   field comes from a flip-flop.
 //!
-//! One response passes every two clocks at most: the index answers a
-//! command at a time per page, and the controller does several clocks of
-//! work on each answer, so the stage never holds it up by more than a clock.
+//! One response passes every two clocks at most: the controller has one
+//! index command out at a time and works several clocks on each answer, so
+//! the stage costs it a clock an answer and never more.
 use crate::index::{CMD_TAG_BITS, ENTRY_BITS, REFCOUNT_BITS};
 use crate::ports::{IndexResponseSink, IndexResponseSource};
 use rust_hdl::prelude::*;
@@ -70,8 +70,14 @@ impl Logic for IndexResponseStage {
 mod tests {
     use super::*;
 
-    /// Responses pass in order, one every two clocks at most, and none is
-    /// lost or repeated while the consumer stalls.
+    /// A response is `(tag, status, entry, refcount, flags)`: every field
+    /// differs from its neighbours' in each response.
+    fn response(n: u64) -> (u64, u64, u64, u64, u64) {
+        (n & 0xFF, (n + 3) % 16, (n * 7) & 0xFFFF, (n * 5 + 1) & 0xFF, (n * 3 + 2) % 16)
+    }
+
+    /// Responses pass in order, every field unchanged, one every two clocks
+    /// at most, and none is lost or repeated while the consumer stalls.
     #[test]
     fn responses_pass_in_order_through_a_stalling_consumer() {
         let mut uut = IndexResponseStage::default();
@@ -92,15 +98,23 @@ mod tests {
                 // what they show now holds at the coming edge.
                 let offering = sent < 100;
                 let taking = cycle % 3 != 1;
+                let (tag, status, entry, refcount, flags) = response(sent);
                 x.from_index.valid.next = offering;
-                x.from_index.tag.next = (sent & 0xFF).into();
-                x.from_index.entry.next = ((sent * 7) & 0xFFFF).into();
-                x.from_index.status.next = (sent & 0xF).into();
+                x.from_index.tag.next = tag.into();
+                x.from_index.status.next = status.into();
+                x.from_index.entry.next = entry.into();
+                x.from_index.refcount.next = refcount.into();
+                x.from_index.flags.next = flags.into();
                 x.to_controller.ready.next = taking;
                 let moved_in = offering & x.from_index.ready.val();
                 if x.to_controller.valid.val() & taking {
-                    received
-                        .push((x.to_controller.tag.val().index() as u64, x.to_controller.entry.val().index() as u64));
+                    received.push((
+                        x.to_controller.tag.val().index() as u64,
+                        x.to_controller.status.val().index() as u64,
+                        x.to_controller.entry.val().index() as u64,
+                        x.to_controller.refcount.val().index() as u64,
+                        x.to_controller.flags.val().index() as u64,
+                    ));
                 }
                 wait_clock_cycle!(sim, clock, x);
                 if moved_in {
@@ -108,9 +122,8 @@ mod tests {
                 }
             }
             sim_assert_eq!(sim, received.len(), 100, x);
-            for (n, &(tag, entry)) in received.iter().enumerate() {
-                let n = n as u64;
-                sim_assert_eq!(sim, (tag, entry), (n & 0xFF, (n * 7) & 0xFFFF), x);
+            for (n, got) in received.iter().enumerate() {
+                sim_assert_eq!(sim, *got, response(n as u64), x);
             }
             sim.done(x)
         });
