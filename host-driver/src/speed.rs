@@ -23,9 +23,12 @@ pub const SPEED_END: &str = "<!-- speed:end -->";
 /// The clock the `large` core is built for on the ULX3S (`--mhz`): with
 /// sixteen wide lanes it once reached only 58.5 MHz at seed 1 against a
 /// 75 MHz target (the lanes spread the core over the die, and its
-/// critical paths are routing: the reset into the index FSMs' enables,
-/// now the index's responses into the controller), so 50 MHz is a target
-/// it meets with room (the speed block prints the Fmax reached). The peer figure uses the Fmax reached, not this target.
+/// critical paths are routing), so 50 MHz is a target it meets with room
+/// (the speed block prints the Fmax reached). The wide core now registers
+/// what crossed the die between the index and the rest (its reset, its
+/// responses, its memory requests), and at twenty lanes its critical path
+/// is inside a SHA-1 lane, as the hasher's alone is. The peer figure uses
+/// the Fmax reached, not this target.
 pub const LARGE_ECP5_MHZ: u32 = 50;
 
 /// The nextpnr seed of every row.
