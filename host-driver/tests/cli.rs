@@ -248,9 +248,11 @@ fn bench_core_meets_the_sha1_limit_and_prints_every_field() {
         assert!(f(wide, "dedup_ratio") > 2.0 * f(local, "dedup_ratio"), "array-wide finds more: {wide} {local}");
         if config == "large" {
             // `large`'s FTL reads ahead while the index looks up, so a write
-            // costs the core at most 40 cycles in either scope.
+            // costs the core at most 44 cycles in either scope (38.4 before
+            // the wide core registered the index's answers and memory
+            // requests, 41.1 since), far below its 20 lanes' 260.
             for r in [wide, local] {
-                assert!(f(r, "cycles_per_page") <= 40.0, "{r}");
+                assert!(f(r, "cycles_per_page") <= 44.0, "{r}");
             }
         }
         let gc = run(config, "gc-heavy");
@@ -701,6 +703,8 @@ fn prove_names_the_proofs_when_asked_for_an_unknown_one() {
             "ftl-refcount",
             "ftl-refcount-nvm",
             "ftl-refcount-staged",
+            "index-response-stage",
+            "mem-request-stage",
             "fifo-8"
         ]
     );
