@@ -491,7 +491,7 @@ fn run(command: Command) -> Result<()> {
                 let r = bench::bench_wide_hasher(lanes, pages, seed)?;
                 if !json {
                     println!(
-                        "wide, {} lanes: steady {:.1} cycles/page ({:.2}/block, limit {}), latency {} cycles, cosim {:.2} M cycles/s",
+                        "wide, {} lanes: steady {:.1} cycles/page ({:.2}/block, limit {:.1}), latency {} cycles, cosim {:.2} M cycles/s",
                         r.lanes, r.steady_cycles_per_page, r.steady_cycles_per_block,
                         r.limit_cycles_per_page, r.latency_cycles, r.sim_cycles_per_second / 1e6
                     );
@@ -513,7 +513,7 @@ fn run(command: Command) -> Result<()> {
                 let r = bench::bench_hasher(cfg, pages_of(cfg), seed)?;
                 if !json {
                     println!(
-                        "{}: lanes {} steady {:.1} cycles/page ({:.2}/block, limit {}), latency {} cycles, cosim {:.2} M cycles/s",
+                        "{}: lanes {} steady {:.1} cycles/page ({:.2}/block, limit {:.1}), latency {} cycles, cosim {:.2} M cycles/s",
                         r.config, r.lanes, r.steady_cycles_per_page, r.steady_cycles_per_block,
                         r.limit_cycles_per_page, r.latency_cycles, r.sim_cycles_per_second / 1e6
                     );
@@ -557,7 +557,7 @@ fn run(command: Command) -> Result<()> {
                         "{} {:22} {:5} pages/writes, {:9} cycles: {:7.1} cycles/page{}, dedup {:.1}%, WA {:.3}, latency write {} lone {} trim {}",
                         r.config, r.stream, r.pages, r.cycles, r.cycles_per_page,
                         r.limit_cycles_per_page.zip(r.over_limit_percent)
-                            .map_or(String::new(), |(l, o)| format!(" (limit {l}, {o:+.2}%)")),
+                            .map_or(String::new(), |(l, o)| format!(" (limit {l:.1}, {o:+.2}%)")),
                         100.0 * r.dedup_ratio, r.write_amplification,
                         r.write_latency_cycles.map_or("-".into(), |v| format!("{v:.0}")),
                         r.lone_write_latency_cycles.map_or("-".into(), |v| v.to_string()),
