@@ -76,13 +76,19 @@ pub struct GoalBudget {
 pub struct GoalLanes {
     /// Ditto over one core.
     pub ratio: f64,
-    /// Lanes (a multiple of four: the wide hasher's groups), or `None`
-    /// where the 256-bit stream's 128 cycles a page cannot carry the rate
-    /// at this Fmax whatever the lanes.
-    pub lanes: Option<usize>,
+    /// The page stream's width: 256 (the wide hasher's) when its 128
+    /// cycles a page carry the rate at this Fmax, else the narrowest
+    /// power of two that would.
+    pub stream_bits: usize,
+    /// The clock at which the 256-bit stream would carry the rate, when
+    /// it does not at this Fmax (MHz).
+    pub stream_clock_mhz: Option<f64>,
+    /// Lanes at this Fmax (a multiple of four: the wide hasher's groups).
+    pub lanes: usize,
     /// The whole core's LUT4 with that many lanes, at the hasher's LUT4
-    /// per lane.
-    pub luts: Option<u64>,
+    /// per lane (a floor past the 256-bit stream: the rest of the core
+    /// is the one measured with that stream).
+    pub luts: u64,
 }
 
 impl GoalBudget {
@@ -90,16 +96,21 @@ impl GoalBudget {
     pub fn lanes_for(&self, ratio: f64) -> GoalLanes {
         let pages_per_second = ratio * self.one_core_pages_per_second;
         let cycles_per_page = self.fmax_mhz * 1e6 / pages_per_second;
-        let stream_limit = ditto_hw::sha1::wide::PAGE_BEATS as f64;
-        if cycles_per_page < stream_limit {
-            return GoalLanes { ratio, lanes: None, luts: None };
+        let wide_bits = ditto_hw::sha1::wide::BEAT_BITS;
+        let page_bits = 8 * ditto_hw::sha1::PAGE_BYTES;
+        let mut stream_bits = wide_bits;
+        while ((page_bits / stream_bits) as f64) > cycles_per_page && stream_bits < page_bits {
+            stream_bits *= 2;
         }
+        let stream_clock_mhz =
+            (stream_bits > wide_bits).then(|| pages_per_second * (page_bits / wide_bits) as f64 / 1e6);
         let engines = (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / cycles_per_page).ceil() as usize;
         let group = ditto_hw::sha1::wide::GROUP_LANES;
         let lanes = engines.div_ceil(group) * group;
         let per_lane = self.hasher_luts as f64 / self.lanes as f64;
         let rest = self.core_luts.saturating_sub(self.hasher_luts) as f64;
-        GoalLanes { ratio, lanes: Some(lanes), luts: Some((rest + per_lane * lanes as f64).round() as u64) }
+        let luts = (rest + per_lane * lanes as f64).round() as u64;
+        GoalLanes { ratio, stream_bits, stream_clock_mhz, lanes, luts }
     }
 
     /// The block's paragraph.
@@ -108,12 +119,20 @@ impl GoalBudget {
             .iter()
             .map(|&ratio| {
                 let need = self.lanes_for(ratio);
-                match (need.lanes, need.luts) {
-                    (Some(lanes), Some(luts)) => format!(
-                        "{ratio:.0}x needs {lanes} lanes, about {luts} LUT4 ({:.0}% of the part)",
-                        100.0 * luts as f64 / self.luts_available as f64
+                let share = 100.0 * need.luts as f64 / self.luts_available as f64;
+                let over = if need.luts > self.luts_available { ", more than it has" } else { "" };
+                match need.stream_clock_mhz {
+                    None => format!(
+                        "{ratio:.0}x needs {} lanes, about {} LUT4 ({share:.0}% of the part{over})",
+                        need.lanes, need.luts
                     ),
-                    _ => format!("{ratio:.0}x is past the 256-bit stream's page every 128 cycles at this clock"),
+                    Some(clock) => format!(
+                        "{ratio:.0}x is past the 256-bit stream's page every {} cycles at this clock: it needs {clock:.1} MHz for that stream, or at this clock a {}-bit stream and {} lanes, at least {} LUT4 ({share:.0}% of the part{over})",
+                        ditto_hw::sha1::wide::PAGE_BEATS,
+                        need.stream_bits,
+                        need.lanes,
+                        need.luts
+                    ),
                 }
             })
             .collect();
@@ -328,10 +347,12 @@ mod tests {
 
     /// The budget's arithmetic on round figures: 400,000 pages/s on one
     /// core at 52 MHz is 130 cycles a page, 40 lanes; 2x is 65 cycles,
-    /// past the stream's 128. 1,000 LUT4 a lane over 16 lanes, 10,000
+    /// past the 256-bit stream's 128 (it would need 102.4 MHz) but within
+    /// a 512-bit stream's 64, 80 lanes; 3x is 43.3 cycles, a 1,024-bit
+    /// stream's 32, 120 lanes. 1,000 LUT4 a lane over 16 lanes, 10,000
     /// LUT4 besides.
     #[test]
-    fn the_goal_budget_counts_lanes_in_groups_and_stops_at_the_stream() {
+    fn the_goal_budget_counts_lanes_in_groups_and_widens_the_stream_past_its_limit() {
         let budget = GoalBudget {
             one_core_pages_per_second: 400_000.0,
             fmax_mhz: 52.0,
@@ -340,15 +361,27 @@ mod tests {
             hasher_luts: 16_000,
             luts_available: 83_640,
         };
-        assert_eq!(budget.lanes_for(1.0), GoalLanes { ratio: 1.0, lanes: Some(40), luts: Some(50_000) });
-        assert_eq!(budget.lanes_for(2.0), GoalLanes { ratio: 2.0, lanes: None, luts: None });
+        let one = budget.lanes_for(1.0);
+        assert_eq!((one.stream_bits, one.stream_clock_mhz, one.lanes, one.luts), (256, None, 40, 50_000));
+        let two = budget.lanes_for(2.0);
+        assert_eq!((two.stream_bits, two.lanes, two.luts), (512, 80, 90_000));
+        assert!((two.stream_clock_mhz.unwrap() - 102.4).abs() < 1e-9, "{two:?}");
+        let three = budget.lanes_for(3.0);
+        assert_eq!((three.stream_bits, three.lanes, three.luts), (1024, 120, 130_000));
+        assert!((three.stream_clock_mhz.unwrap() - 153.6).abs() < 1e-9, "{three:?}");
         // 0.5x: 260 cycles a page, 20 engines: 20 lanes (five groups).
-        assert_eq!(budget.lanes_for(0.5).lanes, Some(20));
+        assert_eq!(budget.lanes_for(0.5).lanes, 20);
         // 0.45x: 288.9 cycles, 18 engines, rounded up to 20.
-        assert_eq!(budget.lanes_for(0.45).lanes, Some(20));
+        assert_eq!(budget.lanes_for(0.45).lanes, 20);
         let text = budget.render();
         assert!(text.contains("1x needs 40 lanes, about 50000 LUT4 (60% of the part)"), "{text}");
-        assert!(text.contains("2x is past the 256-bit stream"), "{text}");
+        assert!(
+            text.contains(
+                "2x is past the 256-bit stream's page every 128 cycles at this clock: it needs 102.4 MHz for that stream, or at this clock a 512-bit stream and 80 lanes, at least 90000 LUT4 (108% of the part, more than it has)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("3x is past the 256-bit stream's page every 128 cycles at this clock: it needs 153.6 MHz for that stream, or at this clock a 1024-bit stream and 120 lanes"), "{text}");
         assert!(text.contains("1000.0 LUT4 a lane, the rest of the core 10000 LUT4"), "{text}");
     }
 
