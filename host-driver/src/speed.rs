@@ -103,7 +103,7 @@ impl GoalBudget {
             stream_bits *= 2;
         }
         let stream_clock_mhz =
-            (stream_bits > wide_bits).then(|| pages_per_second * (page_bits / wide_bits) as f64 / 1e6);
+            (stream_bits > wide_bits).then(|| pages_per_second * ditto_hw::sha1::wide::PAGE_BEATS as f64 / 1e6);
         let engines = (ditto_hw::sha1::CYCLES_PER_PAGE as f64 / cycles_per_page).ceil() as usize;
         let group = ditto_hw::sha1::wide::GROUP_LANES;
         let lanes = engines.div_ceil(group) * group;
